@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "OperationBridge",
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+  products: [
+    .library(name: "OperationCore", targets: ["OperationCore"]),
+    .library(name: "AsyncBridge", targets: ["AsyncBridge"]),
+    .library(name: "StackExchange", targets: ["StackExchange"]),
+    .executable(name: "bridge-demo", targets: ["bridge-demo"]),
+  ],
+  targets: [
+    .target(name: "OperationCore"),
+    .target(name: "AsyncBridge", dependencies: ["OperationCore"]),
+    .target(name: "StackExchange", dependencies: ["OperationCore", "AsyncBridge"]),
+    .target(name: "FixtureServer"),
+    .executableTarget(
+      name: "bridge-demo",
+      dependencies: ["OperationCore", "AsyncBridge", "StackExchange", "FixtureServer"]
+    ),
+    .testTarget(name: "OperationCoreTests", dependencies: ["OperationCore"]),
+    .testTarget(name: "AsyncBridgeTests", dependencies: ["AsyncBridge", "OperationCore"]),
+    .testTarget(
+      name: "StackExchangeTests",
+      dependencies: ["StackExchange", "OperationCore", "AsyncBridge", "FixtureServer"]
+    ),
+    .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
+    .testTarget(name: "BridgeDemoTests", dependencies: ["bridge-demo", "FixtureServer"]),
+  ]
+)
