@@ -1,0 +1,79 @@
+import OperationCore
+import Synchronization
+
+/// An operation that runs an `async` closure, so async work gets a queue's concurrency limit,
+/// priorities, dependencies, suspension, cancel-all and coalescing.
+///
+/// The operation occupies its queue slot until the closure returns, even after cancellation:
+/// cancelling the operation cancels the task running the closure and waiters get
+/// `CancellationError` at once, but the next operation starts only when the closure has
+/// stopped. The closure's value or error is delivered exactly once; a `CancellationError` it
+/// throws is reported as cancellation.
+public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, any Error>,
+  @unchecked Sendable
+{
+  // State lives in `work`, guarded by its lock.
+  private enum Work {
+    case idle(@Sendable () async throws -> Value)
+    case running(Task<Void, Never>)
+    case cancelled
+    case starting
+  }
+
+  private let work: Mutex<Work>
+
+  /// Creates an operation that runs `body` when the queue starts it.
+  public init(_ body: @escaping @Sendable () async throws -> Value) {
+    work = Mutex(.idle(body))
+    super.init()
+  }
+
+  /// Creates an operation that runs `body`, shared by requests with an equal `coalescingKey`.
+  public init(
+    coalescingKey: some Hashable & Sendable, _ body: @escaping @Sendable () async throws -> Value
+  ) {
+    work = Mutex(.idle(body))
+    super.init(coalescingKey: coalescingKey)
+  }
+
+  /// False: the slot is held until the closure returns.
+  public override var finishesImmediatelyWhenCancelled: Bool { false }
+
+  /// Starts a task that runs the closure and finishes with its result.
+  public override func main() {
+    let body = work.withLock { work -> (@Sendable () async throws -> Value)? in
+      guard case .idle(let body) = work else { return nil }
+      work = .starting
+      return body
+    }
+    guard let body else {
+      settle(.cancelled)  // Cancelled between start and now: nothing ran, release the slot.
+      return
+    }
+    let task = Task { [self] in
+      do {
+        finish(returning: try await body())
+      } catch is CancellationError {
+        settle(.cancelled)
+      } catch {
+        finish(throwing: error)
+      }
+    }
+    let cancelledMeanwhile = work.withLock { work in
+      if case .cancelled = work { return true }
+      work = .running(task)
+      return false
+    }
+    if cancelledMeanwhile { task.cancel() }
+  }
+
+  /// Cancels the task running the closure.
+  public override func operationWasCancelled() {
+    let task = work.withLock { work -> Task<Void, Never>? in
+      defer { work = .cancelled }
+      if case .running(let task) = work { return task }
+      return nil
+    }
+    task?.cancel()
+  }
+}

@@ -1,0 +1,24 @@
+import Dispatch
+import Foundation
+
+/// Where a waiter's callback runs.
+///
+/// Every waiter of an operation picks its own callback queue, so one caller can be called on
+/// the main queue while another, joined to the same coalesced work, is called on a background
+/// queue. A waiter without a callback queue is called on the thread that settles the operation.
+public enum CallbackQueue: Sendable {
+  /// Call the waiter asynchronously on a dispatch queue.
+  case dispatch(DispatchQueue)
+  /// Call the waiter in a block operation added to an operation queue.
+  case operation(OperationQueue)
+
+  /// Runs `body` on this queue, asynchronously.
+  func execute(_ body: @escaping @Sendable () -> Void) {
+    switch self {
+    case .dispatch(let queue):
+      queue.async(execute: body)
+    case .operation(let queue):
+      queue.addOperation(body)
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import Synchronization
+
+/// An operation whose input is the output of another operation.
+///
+/// The upstream operation becomes a dependency, so this one starts only after it finishes.
+/// Override ``main(input:)`` instead of `main()`. An upstream failure, cancellation or timeout
+/// reaches this operation's waiters as such: `main(input:)` is not called and there is no
+/// "missing input" case.
+///
+/// ```swift
+/// final class Decode: ChainedOperation<Data, Page, any Error> {
+///   override func main(input: Data) { finish(with: Result { try decoder.decode(Page.self, from: input) }) }
+/// }
+/// let download = Download(url)
+/// manager.enqueue(download)
+/// manager.enqueue(Decode(upstream: download)) { result in … }
+/// ```
+open class ChainedOperation<Input: Sendable, Value: Sendable, Failure: Error>:
+  ConcurrentOperation<Value, Failure>, @unchecked Sendable
+{
+  // State lives in `upstream`, guarded by its lock; it is released once the input is taken.
+  private let upstream: Mutex<ConcurrentOperation<Input, Failure>?>
+
+  /// Creates an operation that runs after `upstream` and receives its value.
+  public init(upstream: ConcurrentOperation<Input, Failure>) {
+    self.upstream = Mutex(upstream)
+    super.init()
+    addDependency(upstream)
+  }
+
+  /// Creates a coalescing operation that runs after `upstream` and receives its value.
+  public init(upstream: ConcurrentOperation<Input, Failure>, coalescingKey: some Hashable & Sendable)
+  {
+    self.upstream = Mutex(upstream)
+    super.init(coalescingKey: coalescingKey)
+    addDependency(upstream)
+  }
+
+  /// Takes the upstream outcome: its value goes to ``main(input:)``, anything else settles this
+  /// operation the same way. Waits (without blocking) if upstream has not settled yet.
+  public final override func main() {
+    guard let upstream = upstream.withLock({ $0.take() }) else { return }
+    let waiter = OperationWaiter<Input, Failure>(callbackQueue: nil) { [self] outcome in
+      switch outcome {
+      case .success(let input): main(input: input)
+      case .failure(let failure): settle(.failure(failure))
+      case .cancelled: settle(.cancelled)
+      case .timedOut(let error): settle(.timedOut(error))
+      }
+    }
+    upstream.addWaiter(waiter, leavesEarly: false)
+  }
+
+  /// Does the work with the upstream value. Override it and call `finish`, as with `main()`.
+  open func main(input: Input) {}
+}

@@ -1,0 +1,281 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The base class for asynchronous operations that produce a typed result exactly once.
+///
+/// Subclass it, override ``main()`` to start the work, and end by calling ``finish(with:)``
+/// (or ``finish(returning:)`` / ``finish(throwing:)``) from any thread. The queue is told about
+/// every state change through the `"isExecuting"` and `"isFinished"` keys, outside any lock.
+///
+/// ```swift
+/// final class Square: ConcurrentOperation<Int, any Error> {
+///   let input: Int
+///   init(_ input: Int) { self.input = input; super.init(coalescingKey: input) }
+///   override func main() { finish(returning: input * input) }
+/// }
+/// ```
+///
+/// **Exactly once.** Every waiter (completion handler or awaiting task) receives exactly one
+/// outcome, whatever the race between finishing, cancelling, timing out and late joiners. A
+/// second `finish` is a no-op.
+///
+/// **Cancellation.** ``cancel()`` is always safe. It delivers cancellation to every waiter at
+/// once, calls ``operationWasCancelled()`` if the work had started, and releases the queue slot
+/// (unless ``finishesImmediatelyWhenCancelled`` is false). An operation its queue has not
+/// started yet is reported finished only when the queue starts it: finishing it earlier hangs
+/// swift-corelibs-foundation's queue. Waiters do not wait for that; they are resumed at once.
+///
+/// **Readiness.** `isReady` is `Operation`'s own, so dependencies work as usual; a cancelled
+/// operation becomes ready at once and finishes without running ``main()``.
+open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unchecked Sendable {
+  // State lives in `state`, guarded by its lock; `priorityLock` serialises priority raises.
+  private let state = Mutex(StateMachine())
+  private let priorityLock = Mutex(())
+
+  /// The key identical requests share, namespaced by this operation's class and value type;
+  /// nil when the operation never coalesces.
+  public let coalescingKey: CoalescingKey?
+
+  /// Creates an operation that never coalesces with others.
+  public override init() {
+    coalescingKey = nil
+    super.init()
+  }
+
+  /// Creates an operation that identical requests (equal `coalescingKey`, same operation class)
+  /// join while it is pending or executing.
+  public init(coalescingKey: some Hashable & Sendable) {
+    self.coalescingKey = CoalescingKey(
+      operationType: Self.self, valueType: Value.self, base: coalescingKey)
+    super.init()
+  }
+
+  // MARK: Operation
+
+  /// Always true: the work ends when the subclass calls `finish`, not when `main()` returns.
+  open override var isAsynchronous: Bool { true }
+
+  /// True from the moment the queue starts the operation until it finishes.
+  open override var isExecuting: Bool { state.withLock { $0.phase == .executing } }
+
+  /// True once the operation has released its queue slot.
+  open override var isFinished: Bool { state.withLock { $0.phase == .finished } }
+
+  /// True once the operation was cancelled or timed out before it finished.
+  open override var isCancelled: Bool { state.withLock { $0.isCancelled } }
+
+  /// Whether cancelling an executing operation releases its queue slot at once (true, the
+  /// default) or only when the subclass calls `finish` after stopping its work (false).
+  /// Either way, waiters receive cancellation at once.
+  open var finishesImmediatelyWhenCancelled: Bool { true }
+
+  /// How long the operation may execute before it is cancelled and its waiters receive
+  /// ``OperationTimeoutError``; nil (the default) for no limit. Counted from the moment the
+  /// queue starts the operation; set it before enqueueing.
+  public var timeout: Duration? {
+    get { state.withLock { $0.timeout } }
+    set { state.withLock { $0.timeout = newValue } }
+  }
+
+  /// How the operation ended, untyped (`CancellationError` for cancellation); nil until then.
+  public var result: Result<Value, any Error>? {
+    state.withLock { $0.outcome }?.untypedResult
+  }
+
+  /// Starts the operation. Called by the queue; do not override (override ``main()``).
+  public final override func start() {
+    let (action, observer) = state.withLock { ($0.start(), $0.observer) }
+    switch action {
+    case .ignore:
+      return
+    case .finishWithoutRunning:
+      willChangeValue(forKey: "isFinished")
+      didChangeValue(forKey: "isFinished")
+      observer?.operationDidFinish(self)
+    case .run(let timeout):
+      willChangeValue(forKey: "isExecuting")
+      didChangeValue(forKey: "isExecuting")
+      observer?.operationDidStart(self)
+      if let timeout { scheduleTimeout(after: timeout) }
+      main()
+    }
+  }
+
+  /// Starts the work. Override it and call `finish` when the work ends, on any thread.
+  ///
+  /// The default implementation does nothing, so an operation that does not override it never
+  /// finishes on its own: give it a ``timeout`` or cancel it.
+  open override func main() {}
+
+  /// Cancels the operation: waiters receive cancellation at once, started work is told to stop
+  /// through ``operationWasCancelled()``. Idempotent and safe from any thread at any time.
+  public final override func cancel() {
+    let finishIfExecuting = finishesImmediatelyWhenCancelled
+    let (effects, observer) = state.withLock {
+      ($0.cancel(finishIfExecuting: finishIfExecuting), $0.observer)
+    }
+    perform(effects, observer: observer)
+    super.cancel()
+  }
+
+  /// Called once, outside any lock, when started work should stop (cancellation or timeout).
+  ///
+  /// Runs on the cancelling thread, which may be a task's cancellation handler: do not block,
+  /// and hop to another queue before calling anything that may (such as
+  /// `URLSessionTask.cancel()` on Linux). If ``finishesImmediatelyWhenCancelled`` is false,
+  /// call `finish` once the work has stopped.
+  open func operationWasCancelled() {}
+
+  // MARK: Finishing
+
+  /// Ends the operation with `result`. Only the first call counts.
+  public final func finish(with result: Result<Value, Failure>) {
+    settle(OperationOutcome(result))
+  }
+
+  /// Ends the operation with a value. Only the first call counts.
+  public final func finish(returning value: Value) {
+    settle(.success(value))
+  }
+
+  /// Ends the operation with a failure. Only the first call counts.
+  public final func finish(throwing failure: Failure) {
+    settle(.failure(failure))
+  }
+
+  /// Ends the operation with an outcome, including cancellation or timeout taken over from
+  /// upstream work.
+  package final func settle(_ outcome: OperationOutcome<Value, Failure>) {
+    let (effects, observer) = state.withLock { ($0.finish(with: outcome), $0.observer) }
+    perform(effects, observer: observer)
+  }
+
+  // MARK: Waiters
+
+  /// Adds an untyped completion handler, called exactly once with the operation's result
+  /// (`CancellationError` when cancelled, ``OperationTimeoutError`` when timed out). If the
+  /// operation has already settled, the handler is called at once.
+  ///
+  /// - Parameters:
+  ///   - callbackQueue: Where to call `handler`; nil calls it on the thread that settles.
+  ///   - handler: Receives the result.
+  public final func addCompletion(
+    on callbackQueue: CallbackQueue? = nil,
+    _ handler: @escaping @Sendable (Result<Value, any Error>) -> Void
+  ) {
+    addWaiter(
+      OperationWaiter(callbackQueue: callbackQueue) { handler($0.untypedResult) },
+      leavesEarly: false)
+  }
+
+  /// Adds a waiter; delivers at once (on its callback queue) if the operation has settled.
+  @discardableResult
+  package final func addWaiter(
+    _ waiter: OperationWaiter<Value, Failure>, leavesEarly: Bool
+  ) -> OperationWaiter<Value, Failure>.ID? {
+    let (id, settled) = state.withLock { $0.addWaiter(waiter, leavesEarly: leavesEarly) }
+    if let settled { waiter.resume(with: settled) }
+    return id
+  }
+
+  /// Joins work that is still open; nil when the operation is cancelled or settled.
+  package final func join(
+    _ waiter: OperationWaiter<Value, Failure>?, leavesEarly: Bool
+  ) -> (id: OperationWaiter<Value, Failure>.ID, waiterCount: Int)? {
+    state.withLock { state in
+      state.join(waiter, leavesEarly: leavesEarly).map { ($0, state.waiterCount) }
+    }
+  }
+
+  /// Removes a waiter that no longer wants the value and returns it, for the caller to resume;
+  /// cancels the operation when it was the last one and nobody else wants the value. Returns
+  /// nil when the waiter was already resumed (or is being resumed) by the operation.
+  package final func removeWaiter(
+    _ id: OperationWaiter<Value, Failure>.ID
+  ) -> OperationWaiter<Value, Failure>? {
+    switch state.withLock({ $0.removeWaiter(id) }) {
+    case .alreadyResumed:
+      return nil
+    case .left(let waiter, let cancelOperation):
+      if cancelOperation { cancel() }
+      return waiter
+    }
+  }
+
+  /// Claims the operation for one queue: false if it was enqueued or started before.
+  package final func claimForEnqueue(observer: (any OperationLifecycleObserver)?) -> Bool {
+    state.withLock { $0.claimForEnqueue(observer: observer) }
+  }
+
+  /// Raises the operation's queue priority to at least `priority` (never lowers it).
+  package final func raisePriority(to priority: Operation.QueuePriority) {
+    // A leaf lock: Foundation's setter re-sorts the queue and never calls back into this class.
+    priorityLock.withLock { _ in
+      if queuePriority.rawValue < priority.rawValue { queuePriority = priority }
+    }
+  }
+
+  // MARK: Effects
+
+  private func perform(
+    _ effects: StateMachine.Effects, observer: (any OperationLifecycleObserver)?
+  ) {
+    if let outcome = effects.outcome {
+      observer?.operationDidSettle(
+        self, completion: outcome.completion, waiterCount: effects.waiters.count,
+        duration: effects.startedAt.map { .now - $0 })
+      for waiter in effects.waiters { waiter.resume(with: outcome) }
+    }
+    if effects.stopWork { operationWasCancelled() }
+    if case .finishedFromExecuting = effects.queueNotification {
+      willChangeValue(forKey: "isExecuting")
+      willChangeValue(forKey: "isFinished")
+      didChangeValue(forKey: "isExecuting")
+      didChangeValue(forKey: "isFinished")
+      observer?.operationDidFinish(self)
+    }
+  }
+
+  private func scheduleTimeout(after timeout: Duration) {
+    let error = OperationTimeoutError(
+      timeout: timeout, operationName: name ?? String(describing: type(of: self)))
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) {
+      [weak self] in
+      guard let self else { return }
+      let (effects, observer) = self.state.withLock { ($0.timeOut(error), $0.observer) }
+      self.perform(effects, observer: observer)
+    }
+  }
+}
+
+extension ConcurrentOperation where Failure: OperationFailure {
+  /// How the operation ended, typed (cancellation and timeout through ``OperationFailure``);
+  /// nil until then.
+  public var typedResult: Result<Value, Failure>? {
+    state.withLock { $0.outcome }?.typedResult
+  }
+
+  /// Adds a typed completion handler, called exactly once with the operation's result.
+  /// If the operation has already settled, the handler is called at once.
+  ///
+  /// - Parameters:
+  ///   - callbackQueue: Where to call `handler`; nil calls it on the thread that settles.
+  ///   - handler: Receives the result; cancellation arrives as `Failure(cancellation:)`.
+  public final func addCompletion(
+    on callbackQueue: CallbackQueue? = nil,
+    _ handler: @escaping @Sendable (Result<Value, Failure>) -> Void
+  ) {
+    addWaiter(
+      OperationWaiter(callbackQueue: callbackQueue) { handler($0.typedResult) },
+      leavesEarly: false)
+  }
+}
+
+extension Duration {
+  /// The duration in seconds, for Dispatch deadlines.
+  var timeInterval: Double {
+    let parts = components
+    return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
+  }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// One step in the life of an operation enqueued through an ``OperationQueueManager``.
+public struct OperationEvent: Sendable, CustomStringConvertible {
+  /// What happened.
+  public enum Kind: Sendable, Equatable {
+    /// A new operation was added to the queue.
+    case enqueued
+    /// A request joined an operation already in flight instead of starting new work.
+    case joined
+    /// The queue started the operation.
+    case started
+    /// The operation's outcome was delivered to its waiters.
+    case finished(Completion)
+    /// The operation has been executing longer than the manager's `stallThreshold`.
+    case stalled
+  }
+
+  /// How an operation ended.
+  public enum Completion: Sendable, Equatable {
+    /// It produced a value.
+    case success
+    /// It failed with its own error.
+    case failure
+    /// It was cancelled.
+    case cancelled
+    /// Its timeout expired.
+    case timedOut
+  }
+
+  /// What happened.
+  public let kind: Kind
+  /// The operation's name, or its class name when it has none.
+  public let operationName: String
+  /// The operation's coalescing key, if it has one.
+  public let key: CoalescingKey?
+  /// Waiters at that moment: after a join, the number now waiting; on finishing, the number
+  /// the outcome was delivered to.
+  public let waiterCount: Int
+  /// For `finished` and `stalled`: the time since the queue started the operation (nil if it
+  /// never started).
+  public let duration: Duration?
+  /// Identifies the operation, to correlate events.
+  public let operationID: ObjectIdentifier
+
+  /// Creates an event.
+  public init(
+    kind: Kind, operationName: String, key: CoalescingKey?, waiterCount: Int,
+    duration: Duration?, operationID: ObjectIdentifier
+  ) {
+    self.kind = kind
+    self.operationName = operationName
+    self.key = key
+    self.waiterCount = waiterCount
+    self.duration = duration
+    self.operationID = operationID
+  }
+
+  /// A one-line description for logs.
+  public var description: String {
+    var text = "\(kind) \(operationName)"
+    if let key { text += " key=\(key)" }
+    text += " waiters=\(waiterCount)"
+    if let duration { text += " after \(duration)" }
+    return text
+  }
+}

@@ -1,0 +1,64 @@
+import Dispatch
+import Foundation
+
+extension OperationQueueManager: OperationLifecycleObserver {
+  package func operationDidStart(_ operation: Operation) {
+    events.publish(event(.started, for: operation, waiterCount: 0))
+    if let threshold = stallThreshold {
+      DispatchQueue.global().asyncAfter(deadline: .now() + threshold.timeInterval) {
+        [weak self, weak operation] in
+        guard let self, let operation, operation.isExecuting else { return }
+        self.events.publish(
+          self.event(.stalled, for: operation, waiterCount: 0, duration: threshold))
+      }
+    }
+  }
+
+  package func operationDidSettle(
+    _ operation: Operation, completion: OperationEvent.Completion, waiterCount: Int,
+    duration: Duration?
+  ) {
+    if let key = coalescingKey(of: operation) {
+      state.withLock { state in
+        // Remove only this instance: a newer operation may already hold the key.
+        if state.inFlight[key] === operation { state.inFlight[key] = nil }
+      }
+    }
+    events.publish(
+      event(.finished(completion), for: operation, waiterCount: waiterCount, duration: duration))
+  }
+
+  package func operationDidFinish(_ operation: Operation) {
+    let idleWaiters = state.withLock { state -> [@Sendable () -> Void] in
+      state.outstanding -= 1
+      guard state.outstanding == 0 else { return [] }
+      defer { state.idleWaiters.removeAll() }
+      return Array(state.idleWaiters.values)
+    }
+    for waiter in idleWaiters { waiter() }
+  }
+
+  func event(
+    _ kind: OperationEvent.Kind, for operation: Operation, waiterCount: Int,
+    duration: Duration? = nil
+  ) -> OperationEvent {
+    OperationEvent(
+      kind: kind,
+      operationName: operation.name ?? String(describing: type(of: operation)),
+      key: coalescingKey(of: operation),
+      waiterCount: waiterCount,
+      duration: duration,
+      operationID: ObjectIdentifier(operation))
+  }
+
+  private func coalescingKey(of operation: Operation) -> CoalescingKey? {
+    (operation as? any CoalescingKeyProviding)?.coalescingKey
+  }
+}
+
+/// Lets the manager read a key from any ``ConcurrentOperation`` without knowing its generics.
+protocol CoalescingKeyProviding {
+  var coalescingKey: CoalescingKey? { get }
+}
+
+extension ConcurrentOperation: CoalescingKeyProviding {}

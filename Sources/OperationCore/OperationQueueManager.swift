@@ -1,0 +1,130 @@
+import Foundation
+import Synchronization
+
+/// Schedules ``ConcurrentOperation``s on an `OperationQueue`, coalescing identical requests.
+///
+/// The manager wraps a queue (it does not subclass one) and keeps its own index of in-flight
+/// operations by ``CoalescingKey``, so finding work to join is O(1) and never reads
+/// `queue.operations`. Create as many managers as you need policies (a user-initiated one and a
+/// background one, say); ``shared`` is only a convenience.
+///
+/// ```swift
+/// let manager = OperationQueueManager(name: "images", maxConcurrentOperationCount: 4)
+/// manager.enqueue(FetchImage(url)) { result in … }
+/// manager.enqueue(FetchImage(url)) { result in … }  // joins the first: one download
+/// ```
+public final class OperationQueueManager: @unchecked Sendable {
+  // State lives in `state`, guarded by its lock; `queue` and `events` are thread-safe.
+  struct State {
+    var inFlight: [CoalescingKey: Operation] = [:]
+    var outstanding = 0
+    var idleWaiters: [UInt64: @Sendable () -> Void] = [:]
+    var nextIdleWaiterID: UInt64 = 0
+  }
+
+  let state = Mutex(State())
+
+  /// The queue operations run on. Use the manager's methods to add work so coalescing and
+  /// idle tracking see it; the queue itself is exposed for settings the manager does not wrap.
+  public let queue: OperationQueue
+
+  /// Lifecycle events of this manager's operations.
+  package let events = OperationEventHub()
+
+  private let stallThresholdStorage = Mutex<Duration?>(nil)
+
+  /// A manager shared by code that has no reason to own one. Prefer injecting a manager.
+  public static let shared = OperationQueueManager(name: "OperationBridge.shared")
+
+  /// Creates a manager over an existing queue.
+  ///
+  /// - Parameter queue: The queue to schedule on. Operations added to it directly (not through
+  ///   this manager) still run, but are neither coalesced nor counted by ``isIdle``.
+  public init(queue: OperationQueue) {
+    self.queue = queue
+  }
+
+  /// Creates a manager with a new queue.
+  ///
+  /// - Parameters:
+  ///   - name: The queue's name, for debugging.
+  ///   - maxConcurrentOperationCount: How many operations may execute at once.
+  ///   - qualityOfService: The default quality of service of the queue.
+  public convenience init(
+    name: String? = nil,
+    maxConcurrentOperationCount: Int = OperationQueue.defaultMaxConcurrentOperationCount,
+    qualityOfService: QualityOfService = .default
+  ) {
+    let queue = OperationQueue()
+    queue.name = name
+    queue.maxConcurrentOperationCount = maxConcurrentOperationCount
+    queue.qualityOfService = qualityOfService
+    self.init(queue: queue)
+  }
+
+  // MARK: Queue control
+
+  /// How many operations may execute at once.
+  public var maxConcurrentOperationCount: Int {
+    get { queue.maxConcurrentOperationCount }
+    set { queue.maxConcurrentOperationCount = newValue }
+  }
+
+  /// Whether the queue is suspended: pending operations do not start until it resumes.
+  /// Waiters of cancelled operations are resumed even while it is suspended.
+  public var isSuspended: Bool {
+    get { queue.isSuspended }
+    set { queue.isSuspended = newValue }
+  }
+
+  /// The default quality of service for operations that do not set their own.
+  public var qualityOfService: QualityOfService {
+    get { queue.qualityOfService }
+    set { queue.qualityOfService = newValue }
+  }
+
+  /// Cancels every operation in the queue. Their waiters receive cancellation at once;
+  /// pending operations finish when the queue starts them (at once unless it is suspended).
+  public func cancelAllOperations() {
+    queue.cancelAllOperations()
+  }
+
+  /// How many operations enqueued through this manager have not finished yet. O(1).
+  public var outstandingOperationCount: Int { state.withLock { $0.outstanding } }
+
+  /// Whether every operation enqueued through this manager has finished.
+  public var isIdle: Bool { outstandingOperationCount == 0 }
+
+  /// If set, an operation executing for longer than this is reported with a `stalled` event,
+  /// once: the sign of a subclass that never calls `finish`. Pair it with a ``ConcurrentOperation/timeout``
+  /// to also free the queue slot.
+  public var stallThreshold: Duration? {
+    get { stallThresholdStorage.withLock { $0 } }
+    set { stallThresholdStorage.withLock { $0 = newValue } }
+  }
+
+  /// The in-flight operation for `key`, if one is pending or executing. O(1).
+  public func inFlightOperation(for key: CoalescingKey) -> Operation? {
+    state.withLock { $0.inFlight[key] }
+  }
+
+  /// Calls `body` once every operation enqueued through this manager has finished (at once,
+  /// returning nil, if that is already so). `body` runs on the thread that finished the last
+  /// operation. The returned identity cancels the wait through ``removeIdleWaiter(_:)``.
+  package func whenIdle(_ body: @escaping @Sendable () -> Void) -> UInt64? {
+    let id = state.withLock { state -> UInt64? in
+      if state.outstanding == 0 { return nil }
+      let id = state.nextIdleWaiterID
+      state.nextIdleWaiterID += 1
+      state.idleWaiters[id] = body
+      return id
+    }
+    if id == nil { body() }
+    return id
+  }
+
+  /// Stops an idle wait; returns its body (for the caller to run) unless it already ran.
+  package func removeIdleWaiter(_ id: UInt64) -> (@Sendable () -> Void)? {
+    state.withLock { $0.idleWaiters.removeValue(forKey: id) }
+  }
+}
