@@ -1,5 +1,3 @@
-import Synchronization
-
 /// An operation whose input is the output of another operation.
 ///
 /// The upstream operation becomes a dependency, so this one starts only after it finishes.
@@ -19,19 +17,20 @@ open class ChainedOperation<Input: Sendable, Value: Sendable, Failure: Error>:
   ConcurrentOperation<Value, Failure>, @unchecked Sendable
 {
   // State lives in `upstream`, guarded by its lock; it is released once the input is taken.
-  private let upstream: Mutex<ConcurrentOperation<Input, Failure>?>
+  private let upstream: Locked<ConcurrentOperation<Input, Failure>?>
 
   /// Creates an operation that runs after `upstream` and receives its value.
   public init(upstream: ConcurrentOperation<Input, Failure>) {
-    self.upstream = Mutex(upstream)
+    self.upstream = Locked(upstream)
     super.init()
     addDependency(upstream)
   }
 
   /// Creates a coalescing operation that runs after `upstream` and receives its value.
-  public init(upstream: ConcurrentOperation<Input, Failure>, coalescingKey: some Hashable & Sendable)
-  {
-    self.upstream = Mutex(upstream)
+  public init(
+    upstream: ConcurrentOperation<Input, Failure>, coalescingKey: some Hashable & Sendable
+  ) {
+    self.upstream = Locked(upstream)
     super.init(coalescingKey: coalescingKey)
     addDependency(upstream)
   }

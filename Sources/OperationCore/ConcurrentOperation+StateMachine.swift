@@ -50,7 +50,8 @@ extension ConcurrentOperation {
     private(set) var phase = Phase.pending
     private(set) var outcome: OperationOutcome<Value, Failure>?
     private(set) var isCancelled = false
-    private var waiters: [(id: OperationWaiter<Value, Failure>.ID, waiter: OperationWaiter<Value, Failure>)] = []
+    private var waiters:
+      [(id: OperationWaiter<Value, Failure>.ID, waiter: OperationWaiter<Value, Failure>)] = []
     private var nextWaiterID: OperationWaiter<Value, Failure>.ID = 0
     /// Set once a caller that never leaves (a completion handler, a plain enqueue) took an
     /// interest: from then on, waiters leaving never cancel the operation.

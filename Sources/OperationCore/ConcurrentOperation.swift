@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// The base class for asynchronous operations that produce a typed result exactly once.
 ///
@@ -30,8 +29,8 @@ import Synchronization
 /// operation becomes ready at once and finishes without running ``main()``.
 open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unchecked Sendable {
   // State lives in `state`, guarded by its lock; `priorityLock` serialises priority raises.
-  private let state = Mutex(StateMachine())
-  private let priorityLock = Mutex(())
+  private let state = Locked(StateMachine())
+  private let priorityLock = Locked(())
 
   /// The key identical requests share, namespaced by this operation's class and value type;
   /// nil when the operation never coalesces.

@@ -11,7 +11,7 @@ package final class OperationEventHub: Sendable {
     var nextID: SubscriptionID = 0
   }
 
-  private let subscribers = Mutex(Subscribers())
+  private let subscribers = Locked(Subscribers())
   private let subscriberCount = Atomic<Int>(0)
 
   package init() {}

@@ -90,6 +90,10 @@ extension OperationQueueManager {
         return nil
       }
       if let (current, count, id) = joined {
+        // The dropped request never runs. On swift-corelibs-foundation each of its dependencies
+        // keeps an unretained pointer to it and dereferences it on finishing, which crashes
+        // once the caller releases it (a coalesced `ChainedOperation`, say): detach it.
+        for dependency in operation.dependencies { operation.removeDependency(dependency) }
         if let priority { current.raisePriority(to: priority) }
         events.publish(event(.joined, for: current, waiterCount: count))
         return Admission(operation: current, waiterID: waiter == nil ? nil : id, joined: true)
@@ -119,7 +123,9 @@ extension OperationQueueManager {
     let key = operation.coalescingKey
     state.withLock { state in
       state.outstanding += 1
-      if let key { state.inFlight[key] = operation }
+      // Never index settled work (cancelled or finished before or while being enqueued): its
+      // settle may already have run the index removal, which would leave a stale entry.
+      if let key, operation.result == nil { state.inFlight[key] = operation }
     }
     events.publish(event(.enqueued, for: operation, waiterCount: waiter == nil ? 0 : 1))
     queue.addOperation(operation)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Schedules ``ConcurrentOperation``s on an `OperationQueue`, coalescing identical requests.
 ///
@@ -22,7 +21,7 @@ public final class OperationQueueManager: @unchecked Sendable {
     var nextIdleWaiterID: UInt64 = 0
   }
 
-  let state = Mutex(State())
+  let state = Locked(State())
 
   /// The queue operations run on. Use the manager's methods to add work so coalescing and
   /// idle tracking see it; the queue itself is exposed for settings the manager does not wrap.
@@ -31,7 +30,7 @@ public final class OperationQueueManager: @unchecked Sendable {
   /// Lifecycle events of this manager's operations.
   package let events = OperationEventHub()
 
-  private let stallThresholdStorage = Mutex<Duration?>(nil)
+  private let stallThresholdStorage = Locked<Duration?>(nil)
 
   /// A manager shared by code that has no reason to own one. Prefer injecting a manager.
   public static let shared = OperationQueueManager(name: "OperationBridge.shared")

@@ -1,0 +1,183 @@
+import Dispatch
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Cancels data tasks off the cancelling thread. Serial on purpose: `URLSessionTask.cancel()`
+/// waits on one process-wide queue in swift-corelibs-foundation, so a concurrent queue would
+/// only pile up blocked threads.
+private let dataTaskCancellationQueue = DispatchQueue(
+  label: "OperationCore.NetworkingOperation.cancel")
+
+/// An operation that performs one HTTP request and decodes its JSON body.
+///
+/// It sends `request` with an injected `URLSession` (one `dataTask(with:completionHandler:)`;
+/// `URLSession.data(for:)` deadlocks with task cancellation on Linux 6.3.1), accepts only 2xx
+/// statuses, and decodes the body as `Value` with an injected `JSONDecoder`. Its own failures
+/// are always ``NetworkingError``s; cancellation is reported as `CancellationError` and an
+/// expired ``ConcurrentOperation/timeout`` as ``OperationTimeoutError``, which is why `Failure`
+/// is `any Error`.
+///
+/// ```swift
+/// let session = URLSession.makeNetworkingSession(timeout: .seconds(15))
+/// let fetch = NetworkingOperation<QuestionsPage>(
+///   request: URLRequest(url: url), session: session, serverErrorType: APIError.self)
+/// manager.enqueue(fetch) { result in … }  // an identical GET enqueued meanwhile joins it
+/// ```
+///
+/// **Cancellation.** Cancelling (or a timeout) resumes every waiter at once, releases the queue
+/// slot and cancels the data task. The task is cancelled on a private serial queue, never on
+/// the cancelling thread (which may be a task's cancellation handler) and never under a lock.
+/// Cancelling before the task exists still cancels it once `main()` creates it; cancelling
+/// before the queue starts the operation sends no request at all. The data task's own
+/// `URLError.cancelled` is then ignored. A data task cancelled by someone else (say, by
+/// invalidating the session) fails the operation with ``NetworkingError/transport(_:)``. A
+/// subclass whose ``ConcurrentOperation/finishesImmediatelyWhenCancelled`` is false keeps its
+/// queue slot until the data task has actually stopped (its waiters are still resumed at once).
+///
+/// **The session.** Reuse one session for many operations; the operation never invalidates it.
+/// Give it `configuration.urlCache = nil`: in swift-corelibs-foundation 6.3.1, cancelling a
+/// task racing a failing connection can crash a session that has a URL cache.
+/// ``makeSession(timeout:)`` makes a suitable one. The response is decoded on a global queue,
+/// not on the session's delegate queue, so one slow decode never holds up other requests.
+///
+/// **Size.** A response larger than `maxResponseBytes` fails with
+/// ``NetworkingError/responseTooLarge(byteCount:limit:)``. The announced `Content-Length` is
+/// checked first, then the received byte count. With a completion handler, URLSession buffers
+/// the whole body before either check, so the limit bounds what is decoded, not what is
+/// downloaded.
+open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation<Value, any Error>,
+  @unchecked Sendable
+{
+  // State lives in `dataTask`, guarded by its lock; the other stored properties are immutable.
+  private let dataTask = Locked(DataTaskStateMachine<URLSessionDataTask>())
+  private let validation: HTTPResponseValidation
+
+  /// The request the operation sends.
+  public let request: URLRequest
+  /// The session the request goes through; shared, never invalidated by the operation.
+  public let session: URLSession
+  /// The largest response body, in bytes, the operation accepts.
+  public var maxResponseBytes: Int { validation.maxResponseBytes }
+
+  /// Creates an operation that sends `request` once its queue starts it.
+  ///
+  /// - Parameters:
+  ///   - request: The request to send. Its `timeoutInterval`, if set, overrides the session's
+  ///     request timeout; on Linux a fraction of a second is rounded up (see
+  ///     `URLSession.makeNetworkingSession(timeout:)`).
+  ///   - session: The session to use, reused across operations; see ``makeSession(timeout:)``.
+  ///   - decoder: Decodes the body, and the server error body.
+  ///   - maxResponseBytes: The largest body accepted; 10 MiB by default.
+  ///   - serverErrorType: The error body the server sends with failing statuses; when a
+  ///     non-2xx body decodes as this type, ``NetworkingError/badStatus(statusCode:serverError:bodyExcerpt:)``
+  ///     carries it.
+  ///   - coalescing: Which operations join this one; by default identical `GET`/`HEAD`
+  ///     requests (see ``RequestCoalescing/automatic``).
+  public init(
+    request: URLRequest,
+    session: URLSession,
+    decoder: JSONDecoder = JSONDecoder(),
+    maxResponseBytes: Int = 10 * 1024 * 1024,
+    serverErrorType: (any ServerErrorBody.Type)? = nil,
+    coalescing: RequestCoalescing = .automatic
+  ) {
+    self.request = Self.honouringTimeout(request)
+    self.session = session
+    self.validation = HTTPResponseValidation(
+      decoder: decoder, maxResponseBytes: maxResponseBytes, serverErrorType: serverErrorType)
+    if let key = coalescing.key(for: request) {
+      super.init(coalescingKey: key)
+    } else {
+      super.init()
+    }
+  }
+
+  /// Creates an operation that sends `request` and that in-flight operations of the same class
+  /// and value type with an equal `coalescingKey` join, whatever the request's method.
+  ///
+  /// - Parameters:
+  ///   - request: The request to send (its timeout treated as in the other initializer).
+  ///   - session: The session to use, reused across operations; see ``makeSession(timeout:)``.
+  ///   - decoder: Decodes the body, and the server error body.
+  ///   - maxResponseBytes: The largest body accepted; 10 MiB by default.
+  ///   - serverErrorType: The error body the server sends with failing statuses.
+  ///   - coalescingKey: The key identical work shares; pass the `URLRequest` itself to join
+  ///     requests equal in every property (including its timeout and cache policy).
+  public init(
+    request: URLRequest,
+    session: URLSession,
+    decoder: JSONDecoder = JSONDecoder(),
+    maxResponseBytes: Int = 10 * 1024 * 1024,
+    serverErrorType: (any ServerErrorBody.Type)? = nil,
+    coalescingKey: some Hashable & Sendable
+  ) {
+    self.request = Self.honouringTimeout(request)
+    self.session = session
+    self.validation = HTTPResponseValidation(
+      decoder: decoder, maxResponseBytes: maxResponseBytes, serverErrorType: serverErrorType)
+    super.init(coalescingKey: coalescingKey)
+  }
+
+  /// Makes a session suited to networking operations; the same as
+  /// `URLSession.makeNetworkingSession(timeout:)`.
+  ///
+  /// - Parameter timeout: How long a request may wait for data before it fails with
+  ///   `URLError.timedOut` (whole seconds on Linux, rounded up).
+  /// - Returns: An ephemeral session without a URL cache; create one and reuse it.
+  public static func makeSession(timeout: Duration = .seconds(30)) -> URLSession {
+    URLSession.makeNetworkingSession(timeout: timeout)
+  }
+
+  /// `request` with a fractional timeout rounded up where the platform ignores fractions.
+  private static func honouringTimeout(_ request: URLRequest) -> URLRequest {
+    let honoured = URLSession.honouredTimeoutInterval(request.timeoutInterval)
+    guard honoured != request.timeoutInterval else { return request }
+    var request = request
+    request.timeoutInterval = honoured
+    return request
+  }
+
+  /// Creates and resumes the data task. Called by the queue through `start()`.
+  public final override func main() {
+    switch dataTask.withLock({ $0.startRequested() }) {
+    case .createTask: break
+    case .finishCancelled: return finish(throwing: CancellationError())
+    case .ignore: return
+    }
+    let task = session.dataTask(with: request) { [self] data, response, error in
+      dataTaskDidComplete(data: data, response: response, error: error)
+    }
+    switch dataTask.withLock({ $0.taskCreated(task) }) {
+    case .resume: task.resume()
+    case .cancel: dataTaskCancellationQueue.async { task.cancel() }
+    case .none: break
+    }
+  }
+
+  /// Cancels the data task, on a private serial queue and outside the lock, or arranges for
+  /// `main()` to cancel it if it does not exist yet. Called by ``cancel()`` and on timeout.
+  public final override func operationWasCancelled() {
+    guard let task = dataTask.withLock({ $0.cancel() }) else { return }
+    dataTaskCancellationQueue.async { task.cancel() }
+  }
+
+  private func dataTaskDidComplete(data: Data?, response: URLResponse?, error: (any Error)?) {
+    switch dataTask.withLock({ $0.taskCompleted() }) {
+    case .process: break
+    case .finishCancelled: return finish(throwing: CancellationError())
+    case .ignore: return
+    }
+    if let error {
+      finish(throwing: HTTPResponseValidation.transportFailure(error))
+      return
+    }
+    let validation = validation
+    DispatchQueue.global().async { [self] in
+      finish(
+        with: validation.decode(Value.self, data: data, response: response).mapError { $0 })
+    }
+  }
+}

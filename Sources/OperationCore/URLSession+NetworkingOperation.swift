@@ -1,0 +1,40 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+extension URLSession {
+  /// Makes a session suited to ``NetworkingOperation``: an ephemeral configuration with no URL
+  /// cache, requests that ignore locally cached data, and a request timeout.
+  ///
+  /// Create one session and reuse it for every operation; never invalidate it while operations
+  /// may still use it (creating a data task on an invalidated session traps, and invalidating
+  /// sessions per request has known teardown crashes in swift-corelibs-foundation). Without a
+  /// URL cache, cancelling a data task that races a failing connection does not crash
+  /// swift-corelibs-foundation 6.3.1, which it does with one.
+  ///
+  /// - Parameter timeout: How long a request may wait for data before it fails with
+  ///   `URLError.timedOut`. On Linux the request timeout counts whole seconds only (a fraction
+  ///   is dropped, and below one second it expires almost at once), so it is rounded up to a
+  ///   whole number of seconds there.
+  /// - Returns: A new session; keep it for the life of the feature that uses it.
+  public static func makeNetworkingSession(timeout: Duration = .seconds(30)) -> URLSession {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.urlCache = nil
+    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+    configuration.timeoutIntervalForRequest = honouredTimeoutInterval(timeout.timeInterval)
+    return URLSession(configuration: configuration)
+  }
+
+  /// `interval` as a request timeout the platform honours: swift-corelibs-foundation converts
+  /// it with `Int(interval) * 1000` milliseconds, so on Linux it is rounded up to whole seconds,
+  /// at least one.
+  static func honouredTimeoutInterval(_ interval: TimeInterval) -> TimeInterval {
+    #if canImport(FoundationNetworking)
+      return max(1, interval.rounded(.up))
+    #else
+      return interval
+    #endif
+  }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import OperationCore
+import Testing
+
+@Suite struct ChainingTests {
+  @Test func upstreamValueFlowsIntoTheDownstreamOperation() async throws {
+    let manager = OperationQueueManager(name: "chain.value")
+    let upstream = ManualOperation()
+    let downstream = DescribeOperation(upstream: upstream)
+    #expect(downstream.dependencies.contains { $0 === upstream })
+    let results = Recorder<Result<String, any Error>>()
+    manager.enqueue(downstream) { results.record($0) }
+    manager.enqueue(upstream)
+    #expect(await upstream.started.wait())
+    #expect(results.count == 0)
+
+    upstream.release(21)
+    #expect(await results.wait(forCount: 1))
+    #expect(results.values.first?.value == "value 21")
+    #expect(downstream.receivedInputs == [21])
+    #expect(await manager.waitUntilIdle())
+  }
+
+  @Test func upstreamFailureReachesTheDownstreamCallerAsIs() async throws {
+    let manager = OperationQueueManager(name: "chain.failure")
+    let upstream = ManualOperation()
+    let downstream = DescribeOperation(upstream: upstream)
+    let results = Recorder<Result<String, any Error>>()
+    manager.enqueue(upstream)
+    manager.enqueue(downstream) { results.record($0) }
+    #expect(await upstream.started.wait())
+
+    upstream.finish(throwing: TestError(code: 404))
+    #expect(await results.wait(forCount: 1))
+    #expect(results.values.first?.failure as? TestError == TestError(code: 404))
+    #expect(downstream.receivedInputs.isEmpty)
+    #expect(await manager.waitUntilIdle())
+    #expect(downstream.isFinished)
+  }
+
+  @Test func typedUpstreamFailureReachesTheDownstreamCallerTyped() async throws {
+    let manager = OperationQueueManager(name: "chain.typedFailure")
+    let upstream = TypedOperation()
+    let downstream = TypedDescribeOperation(upstream: upstream)
+    let results = Recorder<Result<String, LoadFailure>>()
+    manager.enqueue(upstream)
+    manager.enqueue(downstream) { (result: Result<String, LoadFailure>) in results.record(result) }
+    #expect(await upstream.started.wait())
+
+    upstream.finish(throwing: .notFound)
+    #expect(await results.wait(forCount: 1))
+    #expect(results.values == [.failure(.notFound)])
+    #expect(downstream.receivedInputs.isEmpty)
+  }
+
+  @Test func upstreamCancellationReachesTheDownstreamCallerAsCancellation() async throws {
+    let manager = OperationQueueManager(name: "chain.cancel")
+    let upstream = ManualOperation()
+    let downstream = DescribeOperation(upstream: upstream)
+    let results = Recorder<Result<String, any Error>>()
+    manager.enqueue(upstream)
+    manager.enqueue(downstream) { results.record($0) }
+    #expect(await upstream.started.wait())
+
+    upstream.cancel()
+    #expect(await results.wait(forCount: 1))
+    #expect(results.values.first?.failure is CancellationError)
+    #expect(downstream.receivedInputs.isEmpty)
+    #expect(await manager.waitUntilIdle())
+  }
+
+  @Test func upstreamCancelledBeforeStartReachesTheDownstreamCaller() async throws {
+    let manager = OperationQueueManager(name: "chain.cancelEarly")
+    manager.isSuspended = true
+    let upstream = ManualOperation(value: 1)
+    let plainDownstream = DescribeOperation(upstream: upstream)
+    let results = Recorder<Result<String, any Error>>()
+    manager.enqueue(upstream)
+    manager.enqueue(plainDownstream) { results.record($0) }
+    upstream.cancel()
+    manager.isSuspended = false
+
+    #expect(await results.wait(forCount: 1))
+    #expect(results.values.first?.failure is CancellationError)
+    #expect(plainDownstream.receivedInputs.isEmpty)
+    #expect(upstream.mainCallCount == 0)
+    #expect(await manager.waitUntilIdle())
+  }
+
+  @Test func upstreamTimeoutReachesTheDownstreamCallerAsATimeout() async throws {
+    let manager = OperationQueueManager(name: "chain.timeout")
+    let upstream = ManualOperation()
+    upstream.timeout = .milliseconds(30)
+    let downstream = DescribeOperation(upstream: upstream)
+    let results = Recorder<Result<String, any Error>>()
+    manager.enqueue(upstream)
+    manager.enqueue(downstream) { results.record($0) }
+
+    #expect(await results.wait(forCount: 1))
+    let error = try #require(results.values.first?.failure as? OperationTimeoutError)
+    #expect(error.timeout == .milliseconds(30))
+    #expect(!(results.values.first?.failure is CancellationError))
+    #expect(downstream.receivedInputs.isEmpty)
+    #expect(await manager.waitUntilIdle())
+  }
+
+  @Test func chainRunsAcrossTwoManagers() async throws {
+    let network = OperationQueueManager(name: "chain.network")
+    let parsing = OperationQueueManager(name: "chain.parsing", maxConcurrentOperationCount: 1)
+    let upstream = ManualOperation(value: 5)
+    let downstream = DescribeOperation(upstream: upstream, coalescingKey: "five")
+    let results = Recorder<Result<String, any Error>>()
+    parsing.enqueue(downstream) { results.record($0) }
+    parsing.enqueue(DescribeOperation(upstream: upstream, coalescingKey: "five")) {
+      results.record($0)
+    }
+    network.enqueue(upstream)
+
+    #expect(await results.wait(forCount: 2))
+    #expect(results.values.compactMap(\.value) == ["value 5", "value 5"])
+    #expect(downstream.receivedInputs == [5])
+  }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import OperationCore
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Which networking operations share one HTTP exchange.
+@Suite struct NetworkingCoalescingTests {
+  private static let url = URL(string: "http://127.0.0.1:9/items?page=1")!
+
+  private func operation(
+    _ request: URLRequest, coalescing: RequestCoalescing = .automatic
+  ) -> NetworkingOperation<NetworkingPayload> {
+    NetworkingOperation(
+      request: request, session: NetworkingFixtures.session, coalescing: coalescing)
+  }
+
+  @Test func identicalConcurrentRequestsSendOneHTTPRequest() async throws {
+    let server = try LoopbackHTTPServer(routes: [
+      "/slow": .respond(status: 200, body: NetworkingFixtures.payload, delay: .milliseconds(300))
+    ])
+    defer { server.stop() }
+    let manager = OperationQueueManager(name: "networking-coalescing")
+    let request = URLRequest(url: server.url("/slow?site=stackoverflow"))
+    let callers = 8
+    let results = try await withThrowingTaskGroup(of: NetworkingPayload.self) { group in
+      for _ in 0..<callers {
+        group.addTask { try await networkingResult(of: operation(request), on: manager).get() }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(results == Array(repeating: NetworkingPayload(name: "swift", count: 3), count: callers))
+    #expect(server.requestCount("/slow") == 1)
+  }
+
+  @Test func optingOutSendsEveryRequest() async throws {
+    let server = try LoopbackHTTPServer(routes: [
+      "/slow": .respond(status: 200, body: NetworkingFixtures.payload, delay: .milliseconds(100))
+    ])
+    defer { server.stop() }
+    let manager = OperationQueueManager(name: "networking-no-coalescing")
+    let request = URLRequest(url: server.url("/slow"))
+    async let first = networkingResult(of: operation(request, coalescing: .never), on: manager)
+    async let second = networkingResult(of: operation(request, coalescing: .never), on: manager)
+    _ = try await (first.get(), second.get())
+    #expect(server.requestCount("/slow") == 2)
+  }
+
+  @Test func identicalGETsShareAKeyThatShowsOnlyMethodAndURL() throws {
+    let key = try #require(operation(URLRequest(url: Self.url)).coalescingKey)
+    #expect(key == operation(URLRequest(url: Self.url)).coalescingKey)
+    #expect(key.description.hasSuffix("[GET http://127.0.0.1:9/items?page=1]"))
+  }
+
+  @Test func differentHeadersOrURLsDoNotShareAKey() throws {
+    var authorized = URLRequest(url: Self.url)
+    authorized.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+    let plain = operation(URLRequest(url: Self.url)).coalescingKey
+    #expect(operation(authorized).coalescingKey != plain)
+    #expect(!(operation(authorized).coalescingKey?.description.contains("secret") ?? true))
+    let otherPage = URLRequest(url: URL(string: "http://127.0.0.1:9/items?page=2")!)
+    #expect(operation(otherPage).coalescingKey != plain)
+  }
+
+  @Test func unsafeMethodsAndOptingOutHaveNoKey() {
+    var post = URLRequest(url: Self.url)
+    post.httpMethod = "POST"
+    post.httpBody = Data("{}".utf8)
+    #expect(operation(post).coalescingKey == nil)
+    #expect(operation(URLRequest(url: Self.url), coalescing: .never).coalescingKey == nil)
+  }
+
+  @Test func aCustomKeyCoalescesAnyMethod() {
+    var post = URLRequest(url: Self.url)
+    post.httpMethod = "POST"
+    let first = NetworkingOperation<NetworkingPayload>(
+      request: post, session: NetworkingFixtures.session, coalescingKey: "search")
+    let second = NetworkingOperation<NetworkingPayload>(
+      request: post, session: NetworkingFixtures.session, coalescingKey: "search")
+    #expect(first.coalescingKey != nil)
+    #expect(first.coalescingKey == second.coalescingKey)
+    #expect(first.coalescingKey?.baseValue as? String == "search")
+  }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import OperationCore
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Real HTTP through URLSession against a loopback server: every response mapping.
+@Suite struct NetworkingHTTPTests {
+  let server: LoopbackHTTPServer
+  let manager = OperationQueueManager(name: "networking-http")
+
+  init() throws {
+    server = try LoopbackHTTPServer(routes: [
+      "/ok": .respond(status: 200, body: NetworkingFixtures.payload),
+      "/bad-request": .respond(status: 400, body: NetworkingFixtures.apiError),
+      "/unavailable": .respond(
+        status: 503, contentType: "text/html", body: NetworkingFixtures.html),
+      "/empty": .respond(status: 200, body: Data()),
+      "/no-content": .respond(status: 204, body: Data()),
+      "/invalid-json": .respond(status: 200, body: Data(#"{"name": "swift", "count": }"#.utf8)),
+      "/html": .respond(status: 200, contentType: "text/html", body: NetworkingFixtures.html),
+      "/wrong-shape": .respond(status: 200, body: Data(#"{"name":"swift"}"#.utf8)),
+      "/large": .respond(status: 200, body: Data(repeating: 0x20, count: 2_000)),
+      "/large-unannounced": .respond(
+        status: 200, body: Data(repeating: 0x20, count: 2_000), contentLength: false),
+      "/hang": .hang,
+    ])
+  }
+
+  private func fetch(
+    _ path: String, maxResponseBytes: Int = 10 * 1024 * 1024,
+    configure: (inout URLRequest) -> Void = { _ in }
+  ) async -> Result<NetworkingPayload, any Error> {
+    var request = URLRequest(url: server.url(path))
+    configure(&request)
+    let operation = NetworkingOperation<NetworkingPayload>(
+      request: request, session: NetworkingFixtures.session, maxResponseBytes: maxResponseBytes,
+      serverErrorType: NetworkingAPIError.self)
+    defer { server.stop() }
+    return await networkingResult(of: operation, on: manager)
+  }
+
+  @Test func successDecodesTheBody() async throws {
+    let result = await fetch("/ok")
+    #expect(try result.get() == NetworkingPayload(name: "swift", count: 3))
+    #expect(server.requestCount("/ok") == 1)
+  }
+
+  @Test func clientErrorCarriesTheParsedServerErrorBody() async throws {
+    let error = try #require(await fetch("/bad-request").networkingError)
+    guard case .badStatus(let status, let serverError, let excerpt) = error else {
+      Issue.record("expected badStatus, got \(error)")
+      return
+    }
+    #expect(status == 400)
+    let apiError = try #require(serverError as? NetworkingAPIError)
+    #expect(apiError.errorName == "bad_parameter")
+    #expect(apiError.errorMessage == "site is required")
+    #expect(excerpt.hasPrefix(#"{"error_id":400"#))
+    #expect(error.description == "HTTP 400: bad_parameter: site is required")
+  }
+
+  @Test func serverErrorWithHTMLKeepsTheStatusAndAnExcerpt() async throws {
+    let error = try #require(await fetch("/unavailable").networkingError)
+    guard case .badStatus(let status, let serverError, let excerpt) = error else {
+      Issue.record("expected badStatus, got \(error)")
+      return
+    }
+    #expect(status == 503)
+    #expect(serverError == nil)
+    #expect(excerpt.hasPrefix("<html>\n<head><title>503"))
+    #expect(
+      error.description == "HTTP 503 (service unavailable): "
+        + "<html> <head><title>503 Service Unavailable</title></head> <body>down</body></ht…")
+  }
+
+  @Test func emptyBodyWithStatus200IsNoData() async throws {
+    let error = try #require(await fetch("/empty").networkingError)
+    guard case .noData(statusCode: 200) = error else {
+      Issue.record("expected noData(200), got \(error)")
+      return
+    }
+    #expect(error.description == "HTTP 200 with an empty body where JSON was expected")
+  }
+
+  @Test func status204IsNoData() async throws {
+    let error = try #require(await fetch("/no-content").networkingError)
+    guard case .noData(statusCode: 204) = error else {
+      Issue.record("expected noData(204), got \(error)")
+      return
+    }
+  }
+
+  @Test func invalidJSONIsUndecodableWithAnExcerpt() async throws {
+    let error = try #require(await fetch("/invalid-json").networkingError)
+    guard case .undecodable(.dataCorrupted, let excerpt) = error else {
+      Issue.record("expected undecodable(dataCorrupted), got \(error)")
+      return
+    }
+    #expect(excerpt == #"{"name": "swift", "count": }"#)
+    #expect(error.description.hasPrefix("undecodable body: The given data was not valid JSON."))
+    #expect(error.description.hasSuffix(#"; body: {"name": "swift", "count": }"#))
+  }
+
+  @Test func htmlWhereJSONIsExpectedIsUndecodable() async throws {
+    let error = try #require(await fetch("/html").networkingError)
+    guard case .undecodable(.dataCorrupted, let excerpt) = error else {
+      Issue.record("expected undecodable(dataCorrupted), got \(error)")
+      return
+    }
+    #expect(excerpt.hasPrefix("<html>"))
+    #expect(error.description.contains("; body: <html> <head>"))
+  }
+
+  @Test func jsonOfTheWrongShapeNamesTheMissingKey() async throws {
+    let error = try #require(await fetch("/wrong-shape").networkingError)
+    guard case .undecodable(.keyNotFound, _) = error else {
+      Issue.record("expected undecodable(keyNotFound), got \(error)")
+      return
+    }
+    #expect(
+      error.description
+        == #"undecodable body: missing key "count" at top level; body: {"name":"swift"}"#)
+  }
+
+  @Test func announcedLengthOverTheLimitIsRejected() async throws {
+    let error = try #require(await fetch("/large", maxResponseBytes: 1_000).networkingError)
+    guard case .responseTooLarge(byteCount: 2_000, limit: 1_000) = error else {
+      Issue.record("expected responseTooLarge, got \(error)")
+      return
+    }
+    #expect(error.description == "response too large: 2000 bytes, limit 1000")
+  }
+
+  @Test func unannouncedBodyOverTheLimitIsRejectedOnArrival() async throws {
+    let result = await fetch("/large-unannounced", maxResponseBytes: 1_000)
+    let error = try #require(result.networkingError)
+    guard case .responseTooLarge(byteCount: 2_000, limit: 1_000) = error else {
+      Issue.record("expected responseTooLarge, got \(error)")
+      return
+    }
+  }
+
+  @Test func connectionRefusedIsATransportErrorKeepingItsCode() async throws {
+    let closedPort = try LoopbackSocket.bound(listening: false)
+    defer { closedPort.closeSocket() }
+    let request = URLRequest(url: URL(string: "http://127.0.0.1:\(closedPort.port)/ok")!)
+    let operation = NetworkingOperation<NetworkingPayload>(
+      request: request, session: NetworkingFixtures.session)
+    let error = try #require(await networkingResult(of: operation, on: manager).networkingError)
+    guard case .transport(let urlError) = error else {
+      Issue.record("expected transport, got \(error)")
+      return
+    }
+    #expect(urlError.code == .cannotConnectToHost)
+    #expect(error.description == "transport error -1004 (cannot connect to host)")
+    server.stop()
+  }
+
+  @Test func requestTimeoutIsATransportTimeout() async throws {
+    let started = ContinuousClock.now
+    let error = try #require(
+      await fetch("/hang") { $0.timeoutInterval = 1 }.networkingError)
+    guard case .transport(let urlError) = error else {
+      Issue.record("expected transport, got \(error)")
+      return
+    }
+    #expect(urlError.code == .timedOut)
+    #expect(error.description == "transport error -1001 (timed out)")
+    #expect(ContinuousClock.now - started < .seconds(5))
+  }
+}

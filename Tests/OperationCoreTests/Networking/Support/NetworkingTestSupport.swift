@@ -1,0 +1,69 @@
+import Foundation
+import OperationCore
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The body the happy path decodes.
+struct NetworkingPayload: Decodable, Sendable, Equatable {
+  let name: String
+  let count: Int
+}
+
+/// A server error body shaped like the StackExchange API's.
+struct NetworkingAPIError: ServerErrorBody, Equatable, CustomStringConvertible {
+  let errorID: Int
+  let errorMessage: String
+  let errorName: String
+
+  var description: String { "\(errorName): \(errorMessage)" }
+
+  private enum CodingKeys: String, CodingKey {
+    case errorID = "error_id"
+    case errorMessage = "error_message"
+    case errorName = "error_name"
+  }
+}
+
+/// Canned bodies.
+enum NetworkingFixtures {
+  static let payload = Data(#"{"name":"swift","count":3}"#.utf8)
+  static let apiError = Data(
+    #"{"error_id":400,"error_message":"site is required","error_name":"bad_parameter"}"#.utf8)
+  static let html = Data(
+    "<html>\n<head><title>503 Service Unavailable</title></head>\n<body>down</body></html>".utf8)
+
+  /// One session for every networking test, as the operation's documentation asks.
+  static let session = URLSession.makeNetworkingSession(timeout: .seconds(10))
+}
+
+/// Enqueues `operation` and waits for its result.
+func networkingResult<Value>(
+  of operation: NetworkingOperation<Value>, on manager: OperationQueueManager
+) async -> Result<Value, any Error> {
+  await withCheckedContinuation { continuation in
+    manager.enqueue(operation) { continuation.resume(returning: $0) }
+  }
+}
+
+/// Polls `condition` every millisecond until it holds or `timeout` passes; returns its last
+/// value. For facts with no event to wait on, such as the server noticing a closed connection.
+func pollUntil(
+  timeout: Duration = .seconds(5), _ condition: @Sendable () -> Bool
+) async -> Bool {
+  let deadline = ContinuousClock.now + timeout
+  while !condition() {
+    if ContinuousClock.now >= deadline { return false }
+    try? await Task.sleep(for: .milliseconds(1))
+  }
+  return true
+}
+
+extension Result where Failure == any Error {
+  /// The failure as a ``NetworkingError``, or nil.
+  var networkingError: NetworkingError? {
+    guard case .failure(let error) = self else { return nil }
+    return error as? NetworkingError
+  }
+}

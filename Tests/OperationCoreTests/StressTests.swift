@@ -1,0 +1,322 @@
+import Dispatch
+import Foundation
+import OperationCore
+import Synchronization
+import Testing
+
+/// A small, seedable generator so a failing run can be replayed (as far as threads allow).
+struct SplitMix64: RandomNumberGenerator {
+  private var state: UInt64
+
+  init(seed: UInt64) { state = seed }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+/// An operation for the stress test: it finishes in `main()`, shortly after on another thread,
+/// or only when someone finishes or cancels it. It counts its `main()` calls.
+final class StressOperation: ConcurrentOperation<Int, any Error>, @unchecked Sendable {
+  enum Mode: CaseIterable {
+    case finishInMain
+    case finishSoon
+    case finishWhenTold
+  }
+
+  // `mainCalls` is atomic; everything else is immutable.
+  let mode: Mode
+  let value: Int
+  let mainCalls = Atomic<Int>(0)
+
+  init(value: Int, key: Int?, mode: Mode) {
+    self.value = value
+    self.mode = mode
+    if let key {
+      super.init(coalescingKey: key)
+    } else {
+      super.init()
+    }
+  }
+
+  override func main() {
+    mainCalls.add(1, ordering: .relaxed)
+    switch mode {
+    case .finishInMain: finish(returning: value)
+    case .finishSoon: DispatchQueue.global().async { self.finish(returning: self.value) }
+    case .finishWhenTold: break
+    }
+  }
+}
+
+/// Shared bookkeeping of one stress run.
+final class StressLedger: Sendable {
+  private struct State {
+    var operations: [StressOperation] = []
+    /// Every operation an enqueue returned: the ones that went into the queue.
+    var admitted: [ObjectIdentifier: StressOperation] = [:]
+    /// Per waiter: how many times its completion ran, the value it received, and the value of
+    /// the operation it waits on.
+    var deliveries: [Int] = []
+    var receivedValues: [Int?] = []
+    var expectedValues: [Int?] = []
+  }
+
+  private let state = Locked(State())
+  private let nextValue = Atomic<Int>(0)
+
+  func makeOperation(key: Int?, mode: StressOperation.Mode) -> StressOperation {
+    let value = nextValue.wrappingAdd(1, ordering: .relaxed).newValue
+    let operation = StressOperation(value: value, key: key, mode: mode)
+    // Published before it is enqueued, so other threads can race cancel/finish with enqueue.
+    state.withLock { $0.operations.append(operation) }
+    return operation
+  }
+
+  /// A recent operation most of the time, any operation otherwise.
+  func randomOperation(using rng: inout SplitMix64) -> StressOperation? {
+    let anyAge = Int.random(in: 0..<3, using: &rng) == 0
+    return state.withLock { state in
+      guard !state.operations.isEmpty else { return nil }
+      let oldest = anyAge ? 0 : max(0, state.operations.count - 64)
+      return state.operations[Int.random(in: oldest..<state.operations.count, using: &rng)]
+    }
+  }
+
+  func makeWaiter() -> Int {
+    state.withLock { state in
+      state.deliveries.append(0)
+      state.receivedValues.append(nil)
+      state.expectedValues.append(nil)
+      return state.deliveries.count - 1
+    }
+  }
+
+  func waiter(_ waiter: Int, waitsOn operation: ConcurrentOperation<Int, any Error>) {
+    guard let operation = operation as? StressOperation else { return }
+    state.withLock { $0.expectedValues[waiter] = operation.value }
+  }
+
+  func enqueued(_ operation: ConcurrentOperation<Int, any Error>) {
+    guard let operation = operation as? StressOperation else { return }
+    state.withLock { $0.admitted[ObjectIdentifier(operation)] = operation }
+  }
+
+  func deliver(_ result: Result<Int, any Error>, to waiter: Int) {
+    state.withLock { state in
+      state.deliveries[waiter] += 1
+      if case .success(let value) = result { state.receivedValues[waiter] = value }
+    }
+  }
+
+  var operations: [StressOperation] { state.withLock { $0.operations } }
+  var admittedOperations: [StressOperation] { state.withLock { Array($0.admitted.values) } }
+  var deliveries: [Int] { state.withLock { $0.deliveries } }
+  var totalDeliveries: Int { state.withLock { $0.deliveries.reduce(0, +) } }
+
+  /// Waiters that received a value other than their operation's.
+  var wrongValues: [String] {
+    state.withLock { state in
+      state.receivedValues.indices.compactMap { waiter in
+        guard let received = state.receivedValues[waiter],
+          received != state.expectedValues[waiter]
+        else { return nil }
+        return
+          "waiter \(waiter) got \(received), expected \(String(describing: state.expectedValues[waiter]))"
+      }
+    }
+  }
+}
+
+/// Bounded races and random stress, one at a time: each wants both processors.
+@Suite(.serialized) struct StressTests {
+  @Test func randomConcurrentActionsDeliverEveryCompletionExactlyOnce() async throws {
+    let seed =
+      ProcessInfo.processInfo.environment["STRESS_SEED"].flatMap { UInt64($0) }
+      ?? UInt64.random(in: 1...UInt64.max)
+    let threads = 4
+    let actionsPerThread = 1_500
+    let keys = 12
+    let deadline = ContinuousClock.now + .seconds(4)
+
+    let manager = OperationQueueManager(name: "stress", maxConcurrentOperationCount: 4)
+    let ledger = StressLedger()
+    let callbackQueue = DispatchQueue(label: "stress.callbacks", attributes: .concurrent)
+    let actionsRun = Atomic<Int>(0)
+    let finishedThreads = Recorder<Int>()
+
+    for thread in 0..<threads {
+      Thread.detachNewThread {
+        var rng = SplitMix64(seed: seed &+ UInt64(thread) &* 0x1000_0000_01B3)
+        for _ in 0..<actionsPerThread where ContinuousClock.now < deadline {
+          actionsRun.add(1, ordering: .relaxed)
+          Self.performRandomAction(
+            manager: manager, ledger: ledger, keys: keys, callbackQueue: callbackQueue,
+            rng: &rng)
+        }
+        finishedThreads.record(thread)
+      }
+    }
+    #expect(await finishedThreads.wait(forCount: threads, timeout: .seconds(8)), "seed \(seed)")
+
+    // Let everything end: resume the queue and finish every piece of work still open.
+    manager.isSuspended = false
+    for operation in ledger.operations { operation.finish(returning: operation.value) }
+    let drained = await manager.waitUntilIdle(timeout: .seconds(5))
+    let waiters = ledger.deliveries.count
+    let delivered = await eventually { ledger.totalDeliveries >= waiters }
+
+    #expect(drained, "manager did not drain; seed \(seed)")
+    #expect(delivered, "missing completions; seed \(seed)")
+    #expect(manager.isIdle, "seed \(seed)")
+    #expect(manager.outstandingOperationCount == 0, "seed \(seed)")
+    let deliveries = ledger.deliveries
+    let wrongCounts = deliveries.indices.filter { deliveries[$0] != 1 }
+    #expect(
+      wrongCounts.isEmpty,
+      "waiters not called exactly once: \(wrongCounts.prefix(10).map { "\($0)×\(deliveries[$0])" }); seed \(seed)"
+    )
+    #expect(ledger.wrongValues.isEmpty, "\(ledger.wrongValues.prefix(5)); seed \(seed)")
+    let ranTwice = ledger.operations.filter { $0.mainCalls.load(ordering: .relaxed) > 1 }
+    #expect(ranTwice.isEmpty, "\(ranTwice.count) operations ran main() twice; seed \(seed)")
+    let unfinished = ledger.admittedOperations.filter { !$0.isFinished }
+    #expect(unfinished.isEmpty, "\(unfinished.count) enqueued operations unfinished; seed \(seed)")
+    let stale = (0..<keys).compactMap { key in
+      manager.inFlightOperation(
+        for: CoalescingKey(operationType: StressOperation.self, valueType: Int.self, base: key))
+    }
+    #expect(stale.isEmpty, "\(stale.count) stale index entries; seed \(seed)")
+    #expect(actionsRun.load(ordering: .relaxed) > 0)
+    print(
+      "stress: seed \(seed), \(actionsRun.load(ordering: .relaxed)) actions,"
+        + " \(ledger.operations.count) operations, \(waiters) waiters")
+  }
+
+  /// The one window where an index entry can be replaced before its owner's removal runs: the
+  /// old operation has settled (cancelled) but its manager has not yet dropped it from the
+  /// index when a new request for the same key registers fresh work.
+  @Test func racingCancelAndRequestNeverLoseTheNewerIndexEntry() async throws {
+    let manager = OperationQueueManager(name: "coalescing.race")
+    manager.isSuspended = true
+    let maximumRounds = 10_000
+    let deadline = ContinuousClock.now + .milliseconds(800)
+    let barrier = SpinBarrier(parties: 2)
+    // The leader's operation for the round, or nil when the time is up.
+    let current = Locked<ManualOperation?>(nil)
+    // A staircase keeps rounds on the boundary between "the request joins" (it came before the
+    // cancel) and "the request starts fresh work" (after): a positive delay holds the request
+    // back, a negative one the cancel.
+    let delay = Atomic<Int>(0)
+    let violations = Recorder<String>()
+    let freshRequests = Counter()
+    let rounds = Counter()
+    let done = Recorder<Int>()
+
+    Thread.detachNewThread {
+      var rng = SplitMix64(seed: 0xCA9CE1)
+      for round in 0..<maximumRounds {
+        let old = ContinuousClock.now < deadline ? ManualOperation(key: round, value: 0) : nil
+        if let old { manager.enqueue(old) }
+        current.withLock { $0 = old }
+        barrier.arrive(round: 2 * round + 1)
+        guard let old else { break }
+        spin(-delay.load(ordering: .relaxed) + Int.random(in: 0..<16, using: &rng))
+        old.cancel()
+        barrier.arrive(round: 2 * round + 2)
+      }
+      done.record(0)
+    }
+    Thread.detachNewThread {
+      var rng = SplitMix64(seed: 0x5EED)
+      var step = 16
+      var lastWasFresh = false
+      for round in 0..<maximumRounds {
+        barrier.arrive(round: 2 * round + 1)
+        guard let old = current.withLock({ $0 }) else { break }
+        spin(delay.load(ordering: .relaxed) + Int.random(in: 0..<16, using: &rng))
+        let request = ManualOperation(key: round, value: 1)
+        let admitted = manager.enqueue(request) { _ in }
+        barrier.arrive(round: 2 * round + 2)
+        // Both steps are done: `old` is cancelled, whichever came first.
+        rounds.increment()
+        let isFresh = admitted === request
+        step = isFresh == lastWasFresh ? min(step * 2, 1_024) : max(step / 2, 2)
+        lastWasFresh = isFresh
+        let next = delay.load(ordering: .relaxed) + (isFresh ? -step : step)
+        delay.store(min(max(next, -20_000), 20_000), ordering: .relaxed)
+        let indexed = manager.inFlightOperation(for: request.coalescingKey!)
+        if isFresh {
+          freshRequests.increment()
+          if indexed !== request { violations.record("round \(round): fresh work not indexed") }
+        } else if admitted === old {
+          if indexed != nil { violations.record("round \(round): cancelled work still indexed") }
+        } else {
+          violations.record("round \(round): joined an unrelated operation")
+        }
+      }
+      done.record(1)
+    }
+
+    #expect(await done.wait(forCount: 2, timeout: .seconds(5)))
+    #expect(
+      violations.values.isEmpty, "\(violations.count) violations: \(violations.values.prefix(5))")
+    #expect(rounds.count > 0)
+    print("coalescing race: \(rounds.count) rounds, \(freshRequests.count) started fresh work")
+    manager.isSuspended = false
+    #expect(await manager.waitUntilIdle())
+  }
+
+  private static func performRandomAction(
+    manager: OperationQueueManager, ledger: StressLedger, keys: Int,
+    callbackQueue: DispatchQueue, rng: inout SplitMix64
+  ) {
+    let mode: StressOperation.Mode =
+      switch Int.random(in: 0..<10, using: &rng) {
+      case 0..<4: .finishInMain
+      case 4..<8: .finishSoon
+      default: .finishWhenTold
+      }
+    let queue: CallbackQueue? = Bool.random(using: &rng) ? nil : .dispatch(callbackQueue)
+    switch Int.random(in: 0..<100, using: &rng) {
+    case 0..<40:  // enqueue with a key: fresh work or a join
+      let operation = ledger.makeOperation(key: Int.random(in: 0..<keys, using: &rng), mode: mode)
+      enqueue(operation, manager: manager, ledger: ledger, callbackQueue: queue)
+    case 40..<48:  // enqueue without a key
+      let operation = ledger.makeOperation(key: nil, mode: mode)
+      enqueue(operation, manager: manager, ledger: ledger, callbackQueue: queue)
+    case 48..<55:  // enqueue an existing instance again
+      guard let operation = ledger.randomOperation(using: &rng) else { return }
+      enqueue(operation, manager: manager, ledger: ledger, callbackQueue: queue)
+    case 55..<63:  // wait on an existing operation directly
+      guard let operation = ledger.randomOperation(using: &rng) else { return }
+      let waiter = ledger.makeWaiter()
+      ledger.waiter(waiter, waitsOn: operation)
+      operation.addCompletion(on: queue) { ledger.deliver($0, to: waiter) }
+    case 63..<78:  // cancel
+      ledger.randomOperation(using: &rng)?.cancel()
+    case 78..<95:  // finish from outside
+      guard let operation = ledger.randomOperation(using: &rng) else { return }
+      operation.finish(returning: operation.value)
+    case 95..<97:
+      manager.cancelAllOperations()
+    default:
+      manager.isSuspended = Bool.random(using: &rng)
+    }
+  }
+
+  private static func enqueue(
+    _ operation: StressOperation, manager: OperationQueueManager, ledger: StressLedger,
+    callbackQueue: CallbackQueue?
+  ) {
+    let waiter = ledger.makeWaiter()
+    let admitted = manager.enqueue(operation, callbackQueue: callbackQueue) {
+      ledger.deliver($0, to: waiter)
+    }
+    ledger.waiter(waiter, waitsOn: admitted)
+    ledger.enqueued(admitted)
+  }
+}

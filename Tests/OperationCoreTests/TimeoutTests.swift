@@ -1,0 +1,101 @@
+import Foundation
+import OperationCore
+import Testing
+
+@Suite struct TimeoutTests {
+  @Test func hungOperationTimesOutWithADistinctError() async throws {
+    let manager = OperationQueueManager(name: "timeout.hung")
+    let results = ResultRecorder()
+    let operation = ManualOperation()
+    operation.name = "Hung"
+    operation.timeout = .milliseconds(40)
+    manager.enqueue(operation) { results.record($0) }
+
+    #expect(await results.wait(forCount: 1))
+    let failure = try #require(results.values.first?.failure)
+    #expect(!(failure is CancellationError))
+    let timeout = try #require(failure as? OperationTimeoutError)
+    #expect(timeout == OperationTimeoutError(timeout: .milliseconds(40), operationName: "Hung"))
+    #expect(operation.isCancelled)
+    #expect(operation.isFinished)
+    #expect(operation.result?.failure is OperationTimeoutError)
+    #expect(await operation.cancelHookCalled.wait())
+    #expect(operation.cancelHookCallCount == 1)
+    #expect(await manager.waitUntilIdle())
+
+    // The work ends late: nothing changes.
+    operation.release(1)
+    #expect(results.count == 1)
+    #expect(operation.result?.failure is OperationTimeoutError)
+  }
+
+  @Test func timeoutFreesTheSlotForTheNextOperation() async throws {
+    let manager = OperationQueueManager(name: "timeout.slot", maxConcurrentOperationCount: 1)
+    let hung = ManualOperation()
+    hung.timeout = .milliseconds(40)
+    let next = ManualOperation(value: 2)
+    let results = ResultRecorder()
+    manager.enqueue(hung) { results.record($0) }
+    manager.enqueue(next) { results.record($0) }
+
+    #expect(await results.wait(forCount: 2))
+    #expect(results.values.first?.failure is OperationTimeoutError)
+    #expect(results.values.last?.value == 2)
+    #expect(await manager.waitUntilIdle())
+  }
+
+  @Test func timeoutFreesTheSlotEvenWhenCancellationKeepsIt() async throws {
+    let manager = OperationQueueManager(name: "timeout.keepSlot", maxConcurrentOperationCount: 1)
+    let hung = ManualOperation(keepsSlotWhenCancelled: true)
+    hung.timeout = .milliseconds(40)
+    let next = ManualOperation(value: 2)
+    manager.enqueue(hung)
+    manager.enqueue(next)
+
+    #expect(await next.started.wait())
+    #expect(hung.isFinished)
+    #expect(hung.cancelHookCallCount == 1)
+    #expect(await manager.waitUntilIdle())
+  }
+
+  @Test func operationFinishingBeforeItsTimeoutIsUnaffected() async throws {
+    let manager = OperationQueueManager(name: "timeout.fast")
+    let results = ResultRecorder()
+    let operation = ManualOperation(value: 3)
+    operation.timeout = .milliseconds(30)
+    manager.enqueue(operation) { results.record($0) }
+    #expect(await manager.waitUntilIdle())
+
+    // Let the timer fire: it must find nothing to do.
+    try await Task.sleep(for: .milliseconds(80))
+    #expect(results.values.compactMap(\.value) == [3])
+    #expect(!operation.isCancelled)
+    #expect(operation.cancelHookCallCount == 0)
+    #expect(try operation.result?.get() == 3)
+  }
+
+  @Test func timeoutCountsFromStartNotFromEnqueue() async throws {
+    let manager = OperationQueueManager(name: "timeout.fromStart")
+    manager.isSuspended = true
+    let results = ResultRecorder()
+    let operation = ManualOperation(value: 4)
+    operation.timeout = .milliseconds(30)
+    manager.enqueue(operation) { results.record($0) }
+
+    // Pending longer than the timeout: it must not expire before the queue starts it.
+    try await Task.sleep(for: .milliseconds(80))
+    #expect(results.count == 0)
+    manager.isSuspended = false
+
+    #expect(await results.wait(forCount: 1))
+    #expect(results.values.first?.value == 4)
+    #expect(!operation.isCancelled)
+  }
+
+  @Test func timeoutErrorDescribesTheOperation() {
+    let error = OperationTimeoutError(timeout: .seconds(5), operationName: "FetchQuestions")
+    #expect(error.description.contains("FetchQuestions"))
+    #expect(error != OperationTimeoutError(timeout: .seconds(6), operationName: "FetchQuestions"))
+    #expect(OperationTimeoutError(timeout: .seconds(1)).operationName == nil)
+  }
+}
