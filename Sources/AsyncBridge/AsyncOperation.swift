@@ -1,5 +1,4 @@
 import OperationCore
-import Synchronization
 
 /// An operation that runs an `async` closure, so async work gets a queue's concurrency limit,
 /// priorities, dependencies, suspension, cancel-all and coalescing.
@@ -7,7 +6,8 @@ import Synchronization
 /// The operation occupies its queue slot until the closure returns, even after cancellation:
 /// cancelling the operation cancels the task running the closure and waiters get
 /// `CancellationError` at once, but the next operation starts only when the closure has
-/// stopped. The closure's value or error is delivered exactly once; a `CancellationError` it
+/// stopped. A ``ConcurrentOperation/timeout`` is the exception: it frees the slot at once, as
+/// it exists to unjam a queue whose work does not stop. The closure's value or error is delivered exactly once; a `CancellationError` it
 /// throws is reported as cancellation.
 public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, any Error>,
   @unchecked Sendable
@@ -20,11 +20,11 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
     case starting
   }
 
-  private let work: Mutex<Work>
+  private let work: Locked<Work>
 
   /// Creates an operation that runs `body` when the queue starts it.
   public init(_ body: @escaping @Sendable () async throws -> Value) {
-    work = Mutex(.idle(body))
+    work = Locked(.idle(body))
     super.init()
   }
 
@@ -32,7 +32,7 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
   public init(
     coalescingKey: some Hashable & Sendable, _ body: @escaping @Sendable () async throws -> Value
   ) {
-    work = Mutex(.idle(body))
+    work = Locked(.idle(body))
     super.init(coalescingKey: coalescingKey)
   }
 

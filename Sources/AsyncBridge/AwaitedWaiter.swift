@@ -1,5 +1,4 @@
 import OperationCore
-import Synchronization
 
 /// Suspends the calling task as one waiter of an operation, and makes the task's cancellation
 /// leave that operation without disturbing its other waiters.
@@ -24,7 +23,7 @@ enum AwaitedWaiter {
     )
   ) async -> OperationOutcome<Value, Failure> {
     if Task.isCancelled { return .cancelled }
-    let registration = Mutex(Registration<Value, Failure>.pending)
+    let registration = Locked(Registration<Value, Failure>.pending)
     return await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         let waiter = OperationWaiter<Value, Failure>(callbackQueue: nil) {
@@ -50,12 +49,13 @@ enum AwaitedWaiter {
     }
   }
 
-  /// Takes the waiter out of the operation and resumes it with cancellation, unless the
-  /// operation got to it first.
+  /// Takes the waiter out of the operation and resumes it with cancellation (before the
+  /// operation itself is cancelled, if it was the last waiter), unless the operation got to
+  /// it first.
   private static func leave<Value: Sendable, Failure: Error>(
     _ operation: ConcurrentOperation<Value, Failure>, _ id: OperationWaiter<Value, Failure>.ID
   ) {
-    operation.removeWaiter(id)?.resume(with: .cancelled)
+    operation.cancelWaiter(id)
   }
 }
 

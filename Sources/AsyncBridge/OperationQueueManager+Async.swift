@@ -4,8 +4,9 @@ import OperationCore
 extension OperationQueueManager {
   /// Enqueues `operation`, or joins an identical one in flight, and returns its value.
   ///
-  /// The operation's queue priority is raised to `priority`, by default the calling task's
-  /// priority mapped onto `Operation.QueuePriority`.
+  /// A new operation gets `priority` as its queue priority (by default the calling task's
+  /// priority mapped onto `Operation.QueuePriority`); joining a pending one raises its priority
+  /// to `priority` if that is higher, so shared work runs at its most urgent caller's priority.
   ///
   /// Cancelling the calling task resumes this call at once with `CancellationError`, even if
   /// the operation is still pending in a suspended queue. The operation itself is cancelled

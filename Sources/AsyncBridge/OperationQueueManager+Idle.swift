@@ -1,5 +1,4 @@
 import OperationCore
-import Synchronization
 
 extension OperationQueueManager {
   /// Suspends until every operation enqueued through this manager has finished, without
@@ -12,7 +11,7 @@ extension OperationQueueManager {
   ///   operations are not affected.
   public func waitUntilIdle() async throws {
     try Task.checkCancellation()
-    let registration = Mutex(IdleRegistration.pending)
+    let registration = Locked(IdleRegistration.pending)
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         guard let id = whenIdle({ continuation.resume() }) else { return }

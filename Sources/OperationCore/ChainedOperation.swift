@@ -35,6 +35,12 @@ open class ChainedOperation<Input: Sendable, Value: Sendable, Failure: Error>:
     addDependency(upstream)
   }
 
+  // corelibs' Operation keeps an unretained pointer from each dependency to its dependents and
+  // follows it when the dependency finishes: detach, in case this one is released unrun.
+  deinit {
+    for dependency in dependencies { removeDependency(dependency) }
+  }
+
   /// Takes the upstream outcome: its value goes to ``main(input:)``, anything else settles this
   /// operation the same way. Waits (without blocking) if upstream has not settled yet.
   public final override func main() {

@@ -6,7 +6,9 @@ public struct CoalescingKey: Hashable, Sendable, CustomStringConvertible {
   private let operationType: ObjectIdentifier
   private let valueType: ObjectIdentifier
   private let base: any Hashable & Sendable
-  private let operationTypeName: String
+  private let operationClass: AnyClass
+  /// Computed once: keys are hashed and compared on every enqueue.
+  private let hashValueCache: Int
 
   /// Creates a key for work of `operationType` producing `valueType`, identified by `base`.
   public init<Value>(
@@ -15,25 +17,28 @@ public struct CoalescingKey: Hashable, Sendable, CustomStringConvertible {
     self.operationType = ObjectIdentifier(operationType)
     self.valueType = ObjectIdentifier(valueType)
     self.base = base
-    self.operationTypeName = String(describing: operationType)
+    self.operationClass = operationType
+    var hasher = Hasher()
+    hasher.combine(self.operationType)
+    hasher.combine(self.valueType)
+    hasher.combine(AnyHashable(base))
+    self.hashValueCache = hasher.finalize()
   }
 
   /// The caller-supplied part of the key.
   public var baseValue: any Hashable & Sendable { base }
 
   /// A short description such as `FetchQuestions[stackoverflow]`.
-  public var description: String { "\(operationTypeName)[\(base)]" }
+  public var description: String { "\(String(describing: operationClass))[\(base)]" }
 
   /// Two keys are equal when their namespaces and caller-supplied values are equal.
   public static func == (lhs: CoalescingKey, rhs: CoalescingKey) -> Bool {
-    lhs.operationType == rhs.operationType && lhs.valueType == rhs.valueType
-      && AnyHashable(lhs.base) == AnyHashable(rhs.base)
+    lhs.hashValueCache == rhs.hashValueCache && lhs.operationType == rhs.operationType
+      && lhs.valueType == rhs.valueType && AnyHashable(lhs.base) == AnyHashable(rhs.base)
   }
 
   /// Hashes the namespace and the caller-supplied value.
   public func hash(into hasher: inout Hasher) {
-    hasher.combine(operationType)
-    hasher.combine(valueType)
-    hasher.combine(AnyHashable(base))
+    hasher.combine(hashValueCache)
   }
 }

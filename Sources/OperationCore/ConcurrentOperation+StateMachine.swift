@@ -5,6 +5,9 @@ extension ConcurrentOperation {
     enum Phase {
       /// Not yet started by a queue.
       case pending
+      /// Started by its queue after settling, while the outcome is still being delivered:
+      /// reported finished once delivery ends, so "finished" implies "delivered".
+      case startedDuringDelivery
       /// Started; `main()` has been or is being called.
       case executing
       /// Reported finished to the queue.
@@ -25,6 +28,9 @@ extension ConcurrentOperation {
       var stopWork = false
       /// When the queue started the operation, for event durations.
       var startedAt: ContinuousClock.Instant?
+      /// The operation settled before its queue started it: after delivering, the caller must
+      /// report `deliveryEnded()`, in case the queue started it meanwhile.
+      var reportsDeliveryEnd = false
       var queueNotification = QueueNotification.none
     }
 
@@ -34,6 +40,9 @@ extension ConcurrentOperation {
       case ignore
       /// Settled before the queue started it (cancelled, say): report finished without running.
       case finishWithoutRunning
+      /// Settled before the queue started it and still delivering: the delivering thread
+      /// reports finished when it is done.
+      case finishAfterDelivery
       /// Report executing and call `main()`.
       case run(timeout: Duration?)
     }
@@ -50,9 +59,12 @@ extension ConcurrentOperation {
     private(set) var phase = Phase.pending
     private(set) var outcome: OperationOutcome<Value, Failure>?
     private(set) var isCancelled = false
-    private var waiters:
-      [(id: OperationWaiter<Value, Failure>.ID, waiter: OperationWaiter<Value, Failure>)] = []
+    /// The waiters, and beside them (same indices) their identities.
+    private var waiters: [OperationWaiter<Value, Failure>] = []
+    private var waiterIDs: [OperationWaiter<Value, Failure>.ID] = []
     private var nextWaiterID: OperationWaiter<Value, Failure>.ID = 0
+    /// True while an outcome reached before the start is being delivered.
+    private var isDeliveringBeforeStart = false
     /// Set once a caller that never leaves (a completion handler, a plain enqueue) took an
     /// interest: from then on, waiters leaving never cancel the operation.
     private var hasPermanentInterest = false
@@ -64,17 +76,36 @@ extension ConcurrentOperation {
     /// How many callers are waiting.
     var waiterCount: Int { waiters.count }
 
-    /// Records that a manager enqueues the operation; false if it was enqueued or ran before.
-    mutating func claimForEnqueue(observer: (any OperationLifecycleObserver)?) -> Bool {
-      guard phase == .pending, !isEnqueued else { return false }
+    /// The result of claiming the operation for a queue.
+    enum Claim {
+      /// Enqueued or started before: the caller must not add it to a queue.
+      case rejected
+      /// Claimed; the waiter (if any) was added, or must be handed `settled` at once.
+      case claimed(
+        id: OperationWaiter<Value, Failure>.ID?, settled: OperationOutcome<Value, Failure>?)
+    }
+
+    /// Claims the operation for one queue and registers the first waiter in the same step, so
+    /// nobody can join, leave and cancel in between.
+    mutating func claimForEnqueue(
+      observer: (any OperationLifecycleObserver)?,
+      waiter: OperationWaiter<Value, Failure>?,
+      leavesEarly: Bool
+    ) -> Claim {
+      guard phase == .pending, !isEnqueued else { return .rejected }
       isEnqueued = true
       self.observer = observer
-      return true
+      if let outcome { return .claimed(id: nil, settled: outcome) }
+      return .claimed(id: append(waiter, leavesEarly: leavesEarly), settled: nil)
     }
 
     mutating func start() -> StartAction {
       guard phase == .pending else { return .ignore }
       if outcome != nil {
+        if isDeliveringBeforeStart {
+          phase = .startedDuringDelivery
+          return .finishAfterDelivery
+        }
         phase = .finished
         return .finishWithoutRunning
       }
@@ -126,6 +157,15 @@ extension ConcurrentOperation {
       return effects
     }
 
+    /// Delivery of an outcome reached before the start has ended; true when the queue started
+    /// the operation meanwhile and it must now be reported finished.
+    mutating func deliveryEnded() -> Bool {
+      isDeliveringBeforeStart = false
+      guard phase == .startedDuringDelivery else { return false }
+      phase = .finished
+      return true
+    }
+
     /// Adds a waiter to work that is still open. Returns nil (and adds nothing) when the
     /// operation is cancelled or settled: such work is never joined.
     mutating func join(
@@ -145,8 +185,9 @@ extension ConcurrentOperation {
 
     /// Removes a waiter that no longer wants the value.
     mutating func removeWaiter(_ id: OperationWaiter<Value, Failure>.ID) -> Departure {
-      guard let index = waiters.lastIndex(where: { $0.id == id }) else { return .alreadyResumed }
-      let waiter = waiters.remove(at: index).waiter
+      guard let index = waiterIDs.lastIndex(of: id) else { return .alreadyResumed }
+      waiterIDs.remove(at: index)
+      let waiter = waiters.remove(at: index)
       return .left(waiter, cancelOperation: waiters.isEmpty && !hasPermanentInterest)
     }
 
@@ -156,7 +197,10 @@ extension ConcurrentOperation {
       if !leavesEarly { hasPermanentInterest = true }
       let id = nextWaiterID
       nextWaiterID &+= 1
-      if let waiter { waiters.append((id, waiter)) }
+      if let waiter {
+        waiters.append(waiter)
+        waiterIDs.append(id)
+      }
       return id
     }
 
@@ -165,8 +209,14 @@ extension ConcurrentOperation {
       var effects = Effects()
       effects.outcome = result
       effects.startedAt = startedAt
-      effects.waiters = waiters.map(\.waiter)
-      waiters.removeAll()
+      if phase == .pending {
+        isDeliveringBeforeStart = true
+        effects.reportsDeliveryEnd = true
+      }
+      // Moved, not copied: settling is on every operation's hot path.
+      effects.waiters = waiters
+      waiters = []
+      waiterIDs = []
       return effects
     }
   }

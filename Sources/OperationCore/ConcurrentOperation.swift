@@ -86,7 +86,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   public final override func start() {
     let (action, observer) = state.withLock { ($0.start(), $0.observer) }
     switch action {
-    case .ignore:
+    case .ignore, .finishAfterDelivery:
       return
     case .finishWithoutRunning:
       willChangeValue(forKey: "isFinished")
@@ -187,31 +187,38 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     }
   }
 
-  /// Removes a waiter that no longer wants the value and returns it, for the caller to resume;
-  /// cancels the operation when it was the last one and nobody else wants the value. Returns
-  /// nil when the waiter was already resumed (or is being resumed) by the operation.
-  package final func removeWaiter(
-    _ id: OperationWaiter<Value, Failure>.ID
-  ) -> OperationWaiter<Value, Failure>? {
+  /// Removes a waiter that no longer wants the value, resumes it with cancellation, then
+  /// cancels the operation if nobody else wants its value. Returns false when the operation
+  /// had already taken the waiter to resume it with its outcome.
+  @discardableResult
+  package final func cancelWaiter(_ id: OperationWaiter<Value, Failure>.ID) -> Bool {
     switch state.withLock({ $0.removeWaiter(id) }) {
     case .alreadyResumed:
-      return nil
+      return false
     case .left(let waiter, let cancelOperation):
+      waiter.resume(with: .cancelled)
       if cancelOperation { cancel() }
-      return waiter
+      return true
     }
   }
 
-  /// Claims the operation for one queue: false if it was enqueued or started before.
-  package final func claimForEnqueue(observer: (any OperationLifecycleObserver)?) -> Bool {
-    state.withLock { $0.claimForEnqueue(observer: observer) }
+  /// Claims the operation for one queue and registers its first waiter atomically (a nil
+  /// waiter registers an interest that never leaves).
+  final func claimForEnqueue(
+    observer: (any OperationLifecycleObserver)?,
+    waiter: OperationWaiter<Value, Failure>?,
+    leavesEarly: Bool
+  ) -> StateMachine.Claim {
+    state.withLock {
+      $0.claimForEnqueue(observer: observer, waiter: waiter, leavesEarly: leavesEarly)
+    }
   }
 
-  /// Raises the operation's queue priority to at least `priority` (never lowers it).
-  package final func raisePriority(to priority: Operation.QueuePriority) {
+  /// Raises the operation's queue priority to at least `priority`, or with `exactly` sets it.
+  package final func applyPriority(_ priority: Operation.QueuePriority, exactly: Bool = false) {
     // A leaf lock: Foundation's setter re-sorts the queue and never calls back into this class.
     priorityLock.withLock { _ in
-      if queuePriority.rawValue < priority.rawValue { queuePriority = priority }
+      if exactly || queuePriority.rawValue < priority.rawValue { queuePriority = priority }
     }
   }
 
@@ -222,9 +229,19 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   ) {
     if let outcome = effects.outcome {
       observer?.operationDidSettle(
-        self, completion: outcome.completion, waiterCount: effects.waiters.count,
+        self, key: coalescingKey, completion: outcome.completion,
+        waiterCount: effects.waiters.count,
         duration: effects.startedAt.map { .now - $0 })
       for waiter in effects.waiters { waiter.resume(with: outcome) }
+      if effects.reportsDeliveryEnd {
+        // Read the observer again: the operation may have been enqueued since it settled.
+        let (finishNow, observer) = state.withLock { ($0.deliveryEnded(), $0.observer) }
+        if finishNow {
+          willChangeValue(forKey: "isFinished")
+          didChangeValue(forKey: "isFinished")
+          observer?.operationDidFinish(self)
+        }
+      }
     }
     if effects.stopWork { operationWasCancelled() }
     if case .finishedFromExecuting = effects.queueNotification {

@@ -9,8 +9,8 @@ package protocol OperationLifecycleObserver: AnyObject, Sendable {
   /// The operation's outcome is fixed and is being delivered to `waiterCount` waiters.
   /// `duration` runs from the start (nil if the queue never started it).
   func operationDidSettle(
-    _ operation: Operation, completion: OperationEvent.Completion, waiterCount: Int,
-    duration: Duration?)
+    _ operation: Operation, key: CoalescingKey?, completion: OperationEvent.Completion,
+    waiterCount: Int, duration: Duration?)
   /// The operation reported itself finished to its queue.
   func operationDidFinish(_ operation: Operation)
 }

@@ -79,56 +79,52 @@ extension OperationQueueManager {
     leavesEarly: Bool,
     priority: Operation.QueuePriority?
   ) -> Admission<Value, Failure> {
-    if let key = operation.coalescingKey {
-      let joined = state.withLock { state -> (ConcurrentOperation<Value, Failure>, Int, UInt64)? in
-        if let current = state.inFlight[key] as? ConcurrentOperation<Value, Failure>,
-          current !== operation,
-          let (id, count) = current.join(waiter, leavesEarly: leavesEarly)
-        {
-          return (current, count, id)
-        }
-        return nil
+    let key = operation.coalescingKey
+    // One step under the manager's lock: join work in flight, or claim this operation, register
+    // the waiter and index it, so two identical requests can never both start fresh work.
+    let decision = state.withLock { state -> AdmissionDecision<Value, Failure> in
+      if let key, let current = state.inFlight[key] as? ConcurrentOperation<Value, Failure>,
+        current !== operation,
+        let (id, count) = current.join(waiter, leavesEarly: leavesEarly)
+      {
+        return .joined(current, id: id, waiterCount: count)
       }
-      if let (current, count, id) = joined {
-        // The dropped request never runs. On swift-corelibs-foundation each of its dependencies
-        // keeps an unretained pointer to it and dereferences it on finishing, which crashes
-        // once the caller releases it (a coalesced `ChainedOperation`, say): detach it.
-        for dependency in operation.dependencies { operation.removeDependency(dependency) }
-        if let priority { current.raisePriority(to: priority) }
-        events.publish(event(.joined, for: current, waiterCount: count))
-        return Admission(operation: current, waiterID: waiter == nil ? nil : id, joined: true)
-      }
+      let claim = operation.claimForEnqueue(
+        observer: self, waiter: waiter, leavesEarly: leavesEarly)
+      guard case .claimed(let id, let settled) = claim else { return .rejected }
+      // Set before the operation becomes visible to joiners, who may only raise it.
+      if let priority { operation.applyPriority(priority, exactly: true) }
+      state.outstanding += 1
+      // Settled work (cancelled before it was enqueued) is never indexed: nothing would remove it.
+      if let key, settled == nil { state.inFlight[key] = operation }
+      return .fresh(id: id, settled: settled)
     }
-    return enqueueFresh(operation, waiter: waiter, leavesEarly: leavesEarly, priority: priority)
-  }
-
-  private func enqueueFresh<Value, Failure>(
-    _ operation: ConcurrentOperation<Value, Failure>,
-    waiter: OperationWaiter<Value, Failure>?,
-    leavesEarly: Bool,
-    priority: Operation.QueuePriority?
-  ) -> Admission<Value, Failure> {
-    guard operation.claimForEnqueue(observer: self) else {
+    switch decision {
+    case .joined(let current, let id, let count):
+      // The dropped request never runs. On swift-corelibs-foundation each of its dependencies
+      // keeps an unretained pointer to it and dereferences it on finishing, which crashes
+      // once the caller releases it (a coalesced `ChainedOperation`, say): detach it.
+      for dependency in operation.dependencies { operation.removeDependency(dependency) }
+      if let priority { current.applyPriority(priority) }
+      events.publish(event(.joined, for: current, waiterCount: count))
+      return Admission(operation: current, waiterID: waiter == nil ? nil : id, joined: true)
+    case .rejected:
       // Enqueued before (here or elsewhere) or already run: wait for it rather than trap.
       let id = waiter.flatMap { operation.addWaiter($0, leavesEarly: leavesEarly) }
       return Admission(operation: operation, waiterID: id, joined: true)
+    case .fresh(let id, let settled):
+      if let settled { waiter?.resume(with: settled) }
+      events.publish(event(.enqueued, for: operation, waiterCount: waiter == nil ? 0 : 1))
+      queue.addOperation(operation)
+      return Admission(operation: operation, waiterID: id, joined: false)
     }
-    var id: OperationWaiter<Value, Failure>.ID?
-    if let waiter {
-      id = operation.addWaiter(waiter, leavesEarly: leavesEarly)
-    } else {
-      _ = operation.join(nil, leavesEarly: false)
-    }
-    if let priority { operation.queuePriority = priority }
-    let key = operation.coalescingKey
-    state.withLock { state in
-      state.outstanding += 1
-      // Never index settled work (cancelled or finished before or while being enqueued): its
-      // settle may already have run the index removal, which would leave a stale entry.
-      if let key, operation.result == nil { state.inFlight[key] = operation }
-    }
-    events.publish(event(.enqueued, for: operation, waiterCount: waiter == nil ? 0 : 1))
-    queue.addOperation(operation)
-    return Admission(operation: operation, waiterID: id, joined: false)
   }
+}
+
+/// What `admit` decided under the manager's lock.
+private enum AdmissionDecision<Value: Sendable, Failure: Error> {
+  case joined(
+    ConcurrentOperation<Value, Failure>, id: OperationWaiter<Value, Failure>.ID, waiterCount: Int)
+  case rejected
+  case fresh(id: OperationWaiter<Value, Failure>.ID?, settled: OperationOutcome<Value, Failure>?)
 }

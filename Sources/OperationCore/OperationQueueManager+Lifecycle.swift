@@ -15,10 +15,10 @@ extension OperationQueueManager: OperationLifecycleObserver {
   }
 
   package func operationDidSettle(
-    _ operation: Operation, completion: OperationEvent.Completion, waiterCount: Int,
-    duration: Duration?
+    _ operation: Operation, key: CoalescingKey?, completion: OperationEvent.Completion,
+    waiterCount: Int, duration: Duration?
   ) {
-    if let key = coalescingKey(of: operation) {
+    if let key {
       state.withLock { state in
         // Remove only this instance: a newer operation may already hold the key.
         if state.inFlight[key] === operation { state.inFlight[key] = nil }

@@ -1,0 +1,144 @@
+import AsyncBridge
+import Foundation
+import OperationCore
+import Testing
+
+/// `manager.makeEvents()`: the lifecycle event stream.
+@Suite struct EventStreamTests {
+  @Test func oneOperationYieldsEnqueuedStartedFinishedInOrder() async throws {
+    let manager = OperationQueueManager(name: "events.order")
+    let events = manager.makeEvents()
+    let operation = Held(key: 1)
+    let task = Task { try await manager.perform(operation) }
+    #expect(await operation.started())
+    operation.release(1)
+    await expectValue(1, from: task)
+
+    var iterator = events.makeAsyncIterator()
+    var received: [OperationEvent] = []
+    for _ in 0..<3 {
+      guard let event = await iterator.next() else { break }
+      received.append(event)
+    }
+    #expect(received.map(\.kind) == [.enqueued, .started, .finished(.success)])
+    #expect(received.allSatisfy { $0.operationID == ObjectIdentifier(operation) })
+    #expect(received.allSatisfy { $0.key == operation.coalescingKey })
+    #expect(received.allSatisfy { $0.operationName == "Held[1]" })
+    #expect(received.first?.waiterCount == 1)
+    #expect(received.last?.waiterCount == 1)
+    #expect(received.last?.duration != nil)
+  }
+
+  @Test func joiningYieldsJoinedWithTheWaiterCount() async throws {
+    let manager = OperationQueueManager(name: "events.joined")
+    manager.isSuspended = true
+    let log = EventLog(manager)
+    let operation = Held(key: 1)
+    var tasks = [Task { try await manager.perform(operation) }]
+    #expect(await log.wait(for: .enqueued, of: operation))
+    tasks.append(Task { try await manager.perform(Held(key: 1)) })
+    #expect(await log.wait(for: .joined, of: operation, count: 1))
+    tasks.append(Task { try await manager.perform(Held(key: 1)) })
+    #expect(await log.wait(for: .joined, of: operation, count: 2))
+    #expect(log.events(.joined, of: operation).map(\.waiterCount) == [2, 3])
+    #expect(log.events(.joined, of: operation).allSatisfy { $0.key == operation.coalescingKey })
+
+    manager.isSuspended = false
+    #expect(await operation.started())
+    operation.release(1)
+    for task in tasks { await expectValue(1, from: task) }
+    #expect(await log.wait(for: .finished(.success), of: operation))
+    #expect(log.events(.finished(.success), of: operation).first?.waiterCount == 3)
+  }
+
+  @Test func cancellationYieldsFinishedCancelled() async throws {
+    let manager = OperationQueueManager(name: "events.cancelled")
+    let log = EventLog(manager)
+    let operation = Held(key: 1)
+    let task = Task { try await manager.perform(operation) }
+    #expect(await operation.started())
+    task.cancel()
+    await expectCancellation(of: task)
+    #expect(await log.wait(for: .finished(.cancelled), of: operation))
+    #expect(log.kinds(of: operation) == [.enqueued, .started, .finished(.cancelled)])
+  }
+
+  @Test func timeoutYieldsFinishedTimedOut() async throws {
+    let manager = OperationQueueManager(name: "events.timedOut")
+    let log = EventLog(manager)
+    let operation = Held(key: 1)
+    operation.timeout = .milliseconds(50)
+    let task = Task { try await manager.perform(operation) }
+    let outcome = await result(of: task)
+    #expect(throws: OperationTimeoutError.self) { try outcome?.get() }
+    #expect(await log.wait(for: .finished(.timedOut), of: operation))
+    let finished = log.events(.finished(.timedOut), of: operation).first
+    #expect(finished.flatMap(\.duration).map { $0 >= .milliseconds(50) } == true)
+    #expect(await becomesIdle(manager))
+  }
+
+  @Test func longRunningOperationYieldsStalled() async throws {
+    let manager = OperationQueueManager(name: "events.stalled")
+    manager.stallThreshold = .milliseconds(50)
+    let log = EventLog(manager)
+    let operation = Held(key: 1)
+    let quick = ImmediateOperation(value: 2)
+    let task = Task { try await manager.perform(operation) }
+    #expect(try await manager.perform(quick) == 2)
+    #expect(await log.wait(for: .stalled, of: operation))
+    #expect(log.events(.stalled, of: operation).first?.duration == .milliseconds(50))
+    operation.release(1)
+    await expectValue(1, from: task)
+    #expect(await log.flush(manager))
+    #expect(log.events(.stalled, of: operation).count == 1)
+    #expect(log.events(.stalled, of: quick).isEmpty)
+  }
+
+  @Test func slowSubscriberNeverBlocksTheQueue() async throws {
+    let manager = OperationQueueManager(name: "events.slow", maxConcurrentOperationCount: 4)
+    let events = manager.makeEvents(bufferSize: 4)
+    let count = 1_000
+    for value in 0..<count { manager.enqueue(ImmediateOperation(value: value)) }
+    #expect(await becomesIdle(manager))
+
+    // Nobody iterated while 3,000 events were published. A marker shows where they end.
+    let marker = Held(key: 1)
+    manager.enqueue(marker)
+    let buffered = await completing { () async -> Int in
+      var seen = 0
+      for await event in events {
+        seen += 1
+        // By key, not identity: a released operation's address may be reused by the marker.
+        if event.key == marker.coalescingKey { return seen }
+      }
+      return -1
+    }
+    guard let buffered else {
+      Issue.record("the marker's event never arrived")
+      return
+    }
+    #expect(buffered >= 1)
+    #expect(buffered <= 4, "\(buffered) events were buffered for a buffer of 4")
+    marker.cancel()
+    #expect(await becomesIdle(manager))
+  }
+
+  @Test func releasingTheStreamEndsTheSubscription() async throws {
+    let manager = OperationQueueManager(name: "events.release")
+    do {
+      let events = manager.makeEvents()
+      #expect(manager.events.hasSubscribers)
+      _ = events
+    }
+    #expect(await eventually { !manager.events.hasSubscribers })
+
+    let events = manager.makeEvents()
+    let iterating = Task {
+      for await _ in events {}
+    }
+    #expect(manager.events.hasSubscribers)
+    iterating.cancel()
+    _ = await iterating.value
+    #expect(await eventually { !manager.events.hasSubscribers })
+  }
+}

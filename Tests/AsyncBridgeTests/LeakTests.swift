@@ -1,0 +1,149 @@
+import AsyncBridge
+import Foundation
+import OperationCore
+import Testing
+
+/// Nothing in the bridge keeps operations, managers or async operations alive once they are
+/// done, whether they finished or were cancelled.
+@Suite struct LeakTests {
+  /// Weak references to what a scenario created; every strong reference is gone once the
+  /// scenario function returns.
+  private struct Survivors {
+    let operation: WeakReference<Operation>
+    let manager: WeakReference<OperationQueueManager>
+
+    init(_ operation: Operation, _ manager: OperationQueueManager) {
+      self.operation = WeakReference(operation)
+      self.manager = WeakReference(manager)
+    }
+
+    func expectReleased(sourceLocation: SourceLocation = #_sourceLocation) async {
+      #expect(await eventually { operation.isReleased }, sourceLocation: sourceLocation)
+      #expect(await eventually { manager.isReleased }, sourceLocation: sourceLocation)
+    }
+  }
+
+  @Test func operationAndManagerAreReleasedAfterCompletion() async throws {
+    await Self.completed().expectReleased()
+  }
+
+  @Test func operationAndManagerAreReleasedAfterCancellationWhileExecuting() async throws {
+    await Self.cancelledWhileExecuting().expectReleased()
+  }
+
+  @Test func operationAndManagerAreReleasedAfterCancellationWhilePending() async throws {
+    await Self.cancelledWhilePending().expectReleased()
+  }
+
+  @Test func asyncOperationIsReleasedAfterCompletion() async throws {
+    await Self.asyncCompleted().expectReleased()
+  }
+
+  @Test func asyncOperationIsReleasedAfterCancellationWhileRunning() async throws {
+    await Self.asyncCancelledWhileRunning().expectReleased()
+  }
+
+  @Test func asyncOperationIsReleasedAfterCancellationBeforeStarting() async throws {
+    await Self.asyncCancelledBeforeStarting().expectReleased()
+  }
+
+  @Test func runClosureCapturesAreReleased() async throws {
+    let (payload, manager) = await Self.runWithPayload()
+    #expect(await eventually { payload.isReleased })
+    #expect(await eventually { manager.isReleased })
+  }
+
+  // MARK: Scenarios
+
+  private static func completed() async -> Survivors {
+    let manager = OperationQueueManager(name: "leak.completion")
+    let operation = Held(key: 1)
+    let task = Task { try await manager.perform(operation) }
+    #expect(await operation.started())
+    operation.release(1)
+    await expectValue(1, from: task)
+    #expect(await becomesIdle(manager))
+    return Survivors(operation, manager)
+  }
+
+  private static func cancelledWhileExecuting() async -> Survivors {
+    let manager = OperationQueueManager(name: "leak.cancelExecuting")
+    let operation = Held(key: 1)
+    let task = Task { try await manager.perform(operation) }
+    #expect(await operation.started())
+    task.cancel()
+    await expectCancellation(of: task)
+    #expect(await becomesIdle(manager))
+    return Survivors(operation, manager)
+  }
+
+  private static func cancelledWhilePending() async -> Survivors {
+    let manager = OperationQueueManager(name: "leak.cancelPending")
+    manager.isSuspended = true
+    let log = EventLog(manager)
+    let operation = Held(key: 1)
+    let task = Task { try await manager.perform(operation) }
+    #expect(await log.wait(for: .enqueued, of: operation))
+    task.cancel()
+    await expectCancellation(of: task)
+    manager.isSuspended = false
+    #expect(await becomesIdle(manager))
+    return Survivors(operation, manager)
+  }
+
+  private static func asyncCompleted() async -> Survivors {
+    let manager = OperationQueueManager(name: "leak.asyncCompletion")
+    let operation = AsyncOperation(coalescingKey: 1) { () async throws -> Int in 5 }
+    let task = Task { try await manager.perform(operation) }
+    await expectValue(5, from: task)
+    #expect(await becomesIdle(manager))
+    return Survivors(operation, manager)
+  }
+
+  private static func asyncCancelledWhileRunning() async -> Survivors {
+    let manager = OperationQueueManager(name: "leak.asyncCancel")
+    let started = Gate()
+    let operation = AsyncOperation { () async throws -> Int in
+      started.open()
+      try await Task.sleep(for: .seconds(5))
+      return 1
+    }
+    let task = Task { try await manager.perform(operation) }
+    #expect(await started.wait())
+    task.cancel()
+    await expectCancellation(of: task)
+    #expect(await becomesIdle(manager))
+    return Survivors(operation, manager)
+  }
+
+  private static func asyncCancelledBeforeStarting() async -> Survivors {
+    let manager = OperationQueueManager(name: "leak.asyncCancelPending")
+    manager.isSuspended = true
+    let log = EventLog(manager)
+    let operation = AsyncOperation(coalescingKey: 1) { () async throws -> Int in 1 }
+    let task = Task { try await manager.perform(operation) }
+    #expect(await log.wait(for: .enqueued, of: operation))
+    manager.cancelAllOperations()
+    await expectCancellation(of: task)
+    manager.isSuspended = false
+    #expect(await becomesIdle(manager))
+    return Survivors(operation, manager)
+  }
+
+  private final class Payload: Sendable {}
+
+  private static func runWithPayload() async -> (
+    WeakReference<Payload>, WeakReference<OperationQueueManager>
+  ) {
+    let manager = OperationQueueManager(name: "leak.run")
+    let payload = Payload()
+    let task = Task {
+      try await manager.run(key: 1) { () async throws -> Int in
+        withExtendedLifetime(payload) { 1 }
+      }
+    }
+    await expectValue(1, from: task)
+    #expect(await becomesIdle(manager))
+    return (WeakReference(payload), WeakReference(manager))
+  }
+}

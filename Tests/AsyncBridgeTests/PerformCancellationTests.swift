@@ -1,0 +1,138 @@
+import AsyncBridge
+import Foundation
+import OperationCore
+import Testing
+
+/// `manager.perform(_:)` and task cancellation: early (before calling in) and late (while
+/// waiting) are separate paths, tested separately.
+@Suite struct PerformCancellationTests {
+  @Test func performReturnsTheOperationsValue() async throws {
+    let manager = OperationQueueManager(name: "perform.value")
+    let operation = Held(key: 1)
+    let task = Task { try await manager.perform(operation) }
+    #expect(await operation.started())
+    operation.release(42)
+    await expectValue(42, from: task)
+    #expect(await becomesIdle(manager))
+    #expect(manager.outstandingOperationCount == 0)
+  }
+
+  @Test func performRethrowsTheOperationsFailure() async throws {
+    let manager = OperationQueueManager(name: "perform.failure")
+    let operation = Held(key: 1)
+    let task = Task { try await manager.perform(operation) }
+    #expect(await operation.started())
+    operation.fail(Boom(code: 7))
+    let outcome = await result(of: task)
+    #expect(throws: Boom(code: 7)) { try outcome?.get() }
+  }
+
+  @Test func alreadyCancelledTaskGetsCancellationErrorWithoutEnqueueing() async throws {
+    let manager = OperationQueueManager(name: "cancel.early")
+    let log = EventLog(manager)
+    let operation = Held(key: 1)
+    let cancelled = Gate()
+    let task = Task {
+      await cancelled.wait()  // Ignores cancellation: the task calls in already cancelled.
+      #expect(Task.isCancelled)
+      return try await manager.perform(operation)
+    }
+    task.cancel()
+    cancelled.open()
+    await expectCancellation(of: task, within: .seconds(1))
+
+    #expect(manager.outstandingOperationCount == 0)
+    #expect(manager.inFlightOperation(for: operation.coalescingKey!) == nil)
+    #expect(operation.mainCalls.value == 0)
+    #expect(!operation.isCancelled)
+    #expect(operation.result == nil)
+    #expect(await log.flush(manager))
+    #expect(log.kinds(of: operation).isEmpty)
+
+    // The untouched operation can still be performed by someone else.
+    let later = Task { try await manager.perform(operation) }
+    #expect(await operation.started())
+    operation.release(3)
+    await expectValue(3, from: later)
+  }
+
+  @Test func cancellingWhileExecutingCancelsTheOperationAndFreesTheQueue() async throws {
+    let manager = OperationQueueManager(name: "cancel.late", maxConcurrentOperationCount: 1)
+    let operation = Held(key: 1)
+    let task = Task { try await manager.perform(operation) }
+    #expect(await operation.started())
+    #expect(operation.isExecuting)
+
+    task.cancel()
+    await expectCancellation(of: task, within: .seconds(1))
+    // The only waiter left, so the operation was cancelled and told to stop, once.
+    #expect(operation.isCancelled)
+    #expect(operation.stopCalls.value == 1)
+    #expect(await becomesIdle(manager))
+    #expect(operation.isFinished)
+
+    // A late finish is a no-op and the queue slot is free for new work.
+    operation.release(99)
+    #expect(throws: CancellationError.self) { try operation.result?.get() }
+    let next = ImmediateOperation(value: 5)
+    #expect(try await manager.perform(next) == 5)
+    #expect(operation.stopCalls.value == 1)
+    #expect(operation.mainCalls.value == 1)
+  }
+
+  @Test func cancellingWhileQueueIsSuspendedResumesTheTaskPromptly() async throws {
+    let manager = OperationQueueManager(name: "cancel.suspended")
+    manager.isSuspended = true
+    let log = EventLog(manager)
+    let operation = Held(key: 1)
+    let task = Task { try await manager.perform(operation) }
+    #expect(await log.wait(for: .enqueued, of: operation))
+
+    let duration = await elapsed {
+      task.cancel()
+      await expectCancellation(of: task, within: .seconds(1))
+    }
+    #expect(duration < .seconds(1))
+    #expect(manager.isSuspended)
+    #expect(operation.isCancelled)
+    #expect(operation.mainCalls.value == 0)
+    // Still queued: corelibs must start it before it may report finished.
+    #expect(manager.outstandingOperationCount == 1)
+    #expect(!operation.isFinished)
+
+    manager.isSuspended = false
+    #expect(await becomesIdle(manager))
+    #expect(operation.isFinished)
+    #expect(operation.mainCalls.value == 0)
+    #expect(operation.stopCalls.value == 0)
+  }
+
+  @Test func cancellingWhilePendingBehindABlockerResumesAtOnce() async throws {
+    let manager = OperationQueueManager(name: "cancel.pending", maxConcurrentOperationCount: 1)
+    let log = EventLog(manager)
+    let blocker = Held(key: 0)
+    let blockerTask = Task { try await manager.perform(blocker) }
+    #expect(await blocker.started())
+
+    let operation = Held(key: 1)
+    let task = Task { try await manager.perform(operation) }
+    #expect(await log.wait(for: .enqueued, of: operation))
+
+    let duration = await elapsed {
+      task.cancel()
+      await expectCancellation(of: task, within: .seconds(1))
+    }
+    #expect(duration < .seconds(1))
+    #expect(operation.isCancelled)
+    #expect(operation.mainCalls.value == 0)
+    #expect(!blocker.isCancelled)
+    #expect(blocker.isExecuting)
+    #expect(manager.outstandingOperationCount == 2)
+
+    blocker.release(7)
+    await expectValue(7, from: blockerTask)
+    #expect(await becomesIdle(manager))
+    #expect(operation.mainCalls.value == 0)
+    #expect(operation.stopCalls.value == 0)
+  }
+}

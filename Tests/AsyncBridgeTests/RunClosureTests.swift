@@ -1,0 +1,204 @@
+import AsyncBridge
+import Foundation
+import OperationCore
+import Synchronization
+import Testing
+
+/// The reverse bridge: `manager.run { }` and `AsyncOperation` put async closures under queue
+/// control.
+@Suite struct RunClosureTests {
+  @Test func runReturnsTheClosuresValue() async throws {
+    let manager = OperationQueueManager(name: "run.value")
+    #expect(try await manager.run { 42 } == 42)
+    #expect(try await manager.run(key: "k") { "keyed" } == "keyed")
+    #expect(await becomesIdle(manager))
+  }
+
+  @Test func runRethrowsTheClosuresError() async throws {
+    let manager = OperationQueueManager(name: "run.error")
+    await #expect(throws: Boom(code: 1)) {
+      try await manager.run { () async throws -> Int in throw Boom(code: 1) }
+    }
+    #expect(await becomesIdle(manager))
+  }
+
+  @Test func cancellingTheAwaitingTaskCancelsTheInnerTask() async throws {
+    let manager = OperationQueueManager(name: "run.cancelTask")
+    let started = Gate()
+    let innerSawCancellation = Gate()
+    let task = Task {
+      try await manager.run { () async throws -> Int in
+        started.open()
+        do {
+          try await Task.sleep(for: .seconds(5))
+        } catch is CancellationError {
+          if Task.isCancelled { innerSawCancellation.open() }
+          throw CancellationError()
+        }
+        return 1
+      }
+    }
+    #expect(await started.wait())
+    task.cancel()
+    await expectCancellation(of: task, within: .seconds(1))
+    #expect(await innerSawCancellation.wait())
+    #expect(await becomesIdle(manager))
+  }
+
+  @Test func cancelAllOperationsCancelsTheInnerTask() async throws {
+    let manager = OperationQueueManager(name: "run.cancelAll")
+    let started = AsyncCounter()
+    let innerSawCancellation = AsyncCounter()
+    var tasks: [Task<Int, any Error>] = []
+    for key in 0..<3 {
+      tasks.append(
+        Task {
+          try await manager.run(key: key) { () async throws -> Int in
+            started.increment()
+            do {
+              try await Task.sleep(for: .seconds(5))
+            } catch {
+              if Task.isCancelled { innerSawCancellation.increment() }
+              throw error
+            }
+            return key
+          }
+        })
+    }
+    #expect(await started.wait(untilAtLeast: 3))
+    manager.cancelAllOperations()
+    for task in tasks { await expectCancellation(of: task, within: .seconds(1)) }
+    #expect(await innerSawCancellation.wait(untilAtLeast: 3))
+    #expect(await becomesIdle(manager))
+  }
+
+  @Test func asyncOperationHoldsItsSlotUntilTheClosureReturns() async throws {
+    let manager = OperationQueueManager(name: "run.slot", maxConcurrentOperationCount: 1)
+    let log = EventLog(manager)
+    let firstStarted = Gate()
+    let letFirstReturn = Gate()
+    let firstSawCancellation = Gate()
+    let firstReturned = Gate()
+    let secondStarted = Gate()
+    let secondSawFirstReturned = Gate()
+
+    let first = AsyncOperation { () async throws -> Int in
+      firstStarted.open()
+      await letFirstReturn.wait()  // Ignores cancellation: slow to stop.
+      if Task.isCancelled { firstSawCancellation.open() }
+      firstReturned.open()
+      return 1
+    }
+    let second = AsyncOperation { () async throws -> Int in
+      if firstReturned.isOpen { secondSawFirstReturned.open() }
+      secondStarted.open()
+      return 2
+    }
+    let firstTask = Task { try await manager.perform(first) }
+    #expect(await firstStarted.wait())
+    let secondTask = Task { try await manager.perform(second) }
+    #expect(await log.wait(for: .enqueued, of: second))
+
+    firstTask.cancel()
+    await expectCancellation(of: firstTask, within: .seconds(1))
+    #expect(first.isCancelled)
+    #expect(first.isExecuting)
+    #expect(!first.isFinished)
+    #expect(!secondStarted.isOpen)
+    #expect(manager.outstandingOperationCount == 2)
+
+    letFirstReturn.open()
+    await expectValue(2, from: secondTask)
+    #expect(firstSawCancellation.isOpen)
+    #expect(secondSawFirstReturned.isOpen)
+    #expect(await becomesIdle(manager))
+    // The value the first closure returned after cancellation does not replace it.
+    #expect(throws: CancellationError.self) { try first.result?.get() }
+  }
+
+  @Test func runWithAKeyCoalescesCalls() async throws {
+    let manager = OperationQueueManager(name: "run.coalesce")
+    manager.isSuspended = true
+    let log = EventLog(manager)
+    let executions = AsyncCounter()
+    let first = Task {
+      try await manager.run(key: "shared") { () async throws -> Int in
+        executions.increment()
+        return 7
+      }
+    }
+    #expect(await log.wait { $0.kind == .enqueued })
+    let second = Task {
+      try await manager.run(key: "shared") { () async throws -> Int in
+        executions.increment()
+        return 8
+      }
+    }
+    #expect(await log.wait { $0.kind == .joined && $0.waiterCount == 2 })
+    manager.isSuspended = false
+    await expectValue(7, from: first)
+    await expectValue(7, from: second)
+    #expect(executions.value == 1)
+    #expect(await becomesIdle(manager))
+    #expect(log.events.filter { $0.kind == .enqueued }.count == 1)
+  }
+
+  @Test func maxConcurrencyIsHonouredForAsyncClosures() async throws {
+    let manager = OperationQueueManager(name: "run.width", maxConcurrentOperationCount: 2)
+    let meter = ConcurrencyMeter()
+    let started = AsyncCounter()
+    var tasks: [Task<Int, any Error>] = []
+    for index in 0..<12 {
+      tasks.append(
+        Task {
+          try await manager.run { () async throws -> Int in
+            meter.enter()
+            started.increment()
+            // The first two wait for each other: two at once must be possible.
+            _ = await started.wait(untilAtLeast: 2)
+            try await Task.sleep(for: .milliseconds(2))
+            meter.leave()
+            return index
+          }
+        })
+    }
+    for (index, task) in tasks.enumerated() { await expectValue(index, from: task) }
+    #expect(meter.peak == 2)
+    #expect(await becomesIdle(manager))
+  }
+
+  @Test func suspensionIsHonouredForAsyncClosures() async throws {
+    let manager = OperationQueueManager(name: "run.suspend", maxConcurrentOperationCount: 1)
+    let log = EventLog(manager)
+    let ran = AsyncCounter()
+    let holdFirst = Gate()
+    let first = Task {
+      try await manager.run { () async throws -> Int in
+        ran.increment()
+        await holdFirst.wait()
+        return 1
+      }
+    }
+    #expect(await ran.wait(untilAtLeast: 1))
+    let second = Task {
+      try await manager.run { () async throws -> Int in
+        ran.increment()
+        return 2
+      }
+    }
+    #expect(await log.wait(count: 2) { $0.kind == .enqueued })
+
+    manager.isSuspended = true
+    holdFirst.open()
+    await expectValue(1, from: first)
+    // Give a broken queue every chance to start the second closure while suspended.
+    try await Task.sleep(for: .milliseconds(100))
+    #expect(ran.value == 1)
+    #expect(manager.outstandingOperationCount == 1)
+
+    manager.isSuspended = false
+    await expectValue(2, from: second)
+    #expect(ran.value == 2)
+    #expect(await becomesIdle(manager))
+  }
+}

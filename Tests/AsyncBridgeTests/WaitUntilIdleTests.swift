@@ -1,0 +1,81 @@
+import AsyncBridge
+import Foundation
+import OperationCore
+import Testing
+
+/// `manager.waitUntilIdle()`: awaiting idleness without blocking a thread.
+@Suite struct WaitUntilIdleTests {
+  @Test func returnsOnceTheLastOperationFinishes() async throws {
+    let manager = OperationQueueManager(name: "idle.returns")
+    let first = Held(key: 1)
+    let second = Held(key: 2)
+    manager.enqueue(first)
+    manager.enqueue(second)
+    #expect(await first.started())
+    #expect(await second.started())
+    let returned = Gate()
+    let waiters = (0..<3).map { _ in
+      Task {
+        try await manager.waitUntilIdle()
+        returned.open()
+      }
+    }
+    first.release(1)
+    #expect(await returned.wait(timeout: .milliseconds(100)) == false)
+    #expect(manager.outstandingOperationCount == 1)
+
+    second.release(2)
+    for waiter in waiters { await expectSuccess(of: waiter) }
+    #expect(manager.isIdle)
+  }
+
+  @Test func returnsAtOnceWhenAlreadyIdle() async throws {
+    let manager = OperationQueueManager(name: "idle.atOnce")
+    let fresh = await elapsed { #expect(await becomesIdle(manager, within: .seconds(1))) }
+    #expect(fresh < .seconds(1))
+
+    #expect(try await manager.perform(ImmediateOperation(value: 1)) == 1)
+    #expect(await becomesIdle(manager))
+    let afterWork = await elapsed { #expect(await becomesIdle(manager, within: .seconds(1))) }
+    #expect(afterWork < .seconds(1))
+  }
+
+  @Test func cancellationThrowsWithoutAffectingPendingOperations() async throws {
+    let manager = OperationQueueManager(name: "idle.cancel")
+    let operation = Held(key: 1)
+    let performer = Task { try await manager.perform(operation) }
+    #expect(await operation.started())
+
+    let waiter = Task { try await manager.waitUntilIdle() }
+    // Let the waiter register before cancelling, so the cancellation handler does the work.
+    try await Task.sleep(for: .milliseconds(20))
+    waiter.cancel()
+    await expectCancellation(of: waiter, within: .seconds(1))
+    #expect(!operation.isCancelled)
+    #expect(operation.isExecuting)
+    #expect(manager.outstandingOperationCount == 1)
+
+    operation.release(3)
+    await expectValue(3, from: performer)
+    #expect(await becomesIdle(manager))
+  }
+
+  @Test func alreadyCancelledTaskThrowsWhileOperationsArePending() async throws {
+    let manager = OperationQueueManager(name: "idle.earlyCancel")
+    let operation = Held(key: 1)
+    manager.enqueue(operation)
+    let cancelled = Gate()
+    let waiter = Task {
+      await cancelled.wait()
+      try await manager.waitUntilIdle()
+    }
+    waiter.cancel()
+    cancelled.open()
+    await expectCancellation(of: waiter, within: .seconds(1))
+    #expect(!operation.isCancelled)
+    #expect(manager.outstandingOperationCount == 1)
+    #expect(await operation.started())
+    operation.release(1)
+    #expect(await becomesIdle(manager))
+  }
+}

@@ -1,0 +1,51 @@
+import Dispatch
+import Foundation
+import OperationCore
+import Testing
+
+/// Races between simultaneous admissions, and between delivery and the queue finishing work.
+@Suite(.serialized) struct AdmissionRaceTests {
+  @Test func simultaneousIdenticalRequestsNeverBothStartFreshWork() async throws {
+    let rounds = 2_000
+    let manager = OperationQueueManager(name: "admission-race")
+    manager.isSuspended = true
+    let barrier = SpinBarrier(parties: 2)
+    let operations = Locked<[ObjectIdentifier: Int]>([:])
+    for round in 0..<rounds {
+      DispatchQueue.concurrentPerform(iterations: 2) { _ in
+        barrier.arrive(round: round + 1)
+        let working = manager.enqueue(ManualOperation(key: round))
+        operations.withLock { $0[ObjectIdentifier(working), default: 0] += 1 }
+      }
+    }
+    #expect(manager.outstandingOperationCount == rounds)
+    #expect(operations.withLock { $0.count } == rounds)
+    manager.cancelAllOperations()
+    manager.isSuspended = false
+    #expect(await manager.waitUntilIdle())
+  }
+
+  @Test func idleImpliesTheOutcomeOfWorkCancelledBeforeItStartedWasDelivered() async throws {
+    let manager = OperationQueueManager(name: "idle-after-delivery")
+    manager.isSuspended = true
+    let handlerMayReturn = Gate()
+    let handlerReturned = Gate()
+    let operation = ManualOperation()
+    manager.enqueue(operation) { _ in
+      // Runs on the cancelling thread and holds delivery open until the test lets it go.
+      while !handlerMayReturn.isOpen { usleep(100) }
+      handlerReturned.open()
+    }
+    DispatchQueue.global().async { operation.cancel() }
+    manager.isSuspended = false
+    // The queue starts the cancelled operation while its handler is still running: it must
+    // not be reported finished (nor the manager idle) before delivery has ended.
+    try await Task.sleep(for: .milliseconds(100))
+    #expect(!operation.isFinished)
+    #expect(!manager.isIdle)
+    handlerMayReturn.open()
+    #expect(await manager.waitUntilIdle())
+    #expect(handlerReturned.isOpen)
+    #expect(operation.isFinished && operation.isCancelled)
+  }
+}
