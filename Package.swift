@@ -14,7 +14,7 @@ let package = Package(
     .target(name: "OperationCore"),
     .target(name: "AsyncBridge", dependencies: ["OperationCore"]),
     .target(name: "StackExchange", dependencies: ["OperationCore", "AsyncBridge"]),
-    .target(name: "FixtureServer"),
+    .target(name: "FixtureServer", dependencies: ["OperationCore"]),
     .executableTarget(
       name: "bridge-demo",
       dependencies: ["OperationCore", "AsyncBridge", "StackExchange", "FixtureServer"]
@@ -26,6 +26,6 @@ let package = Package(
       dependencies: ["StackExchange", "OperationCore", "AsyncBridge", "FixtureServer"]
     ),
     .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
-    .testTarget(name: "BridgeDemoTests", dependencies: ["bridge-demo", "FixtureServer"]),
+    .testTarget(name: "BridgeDemoTests", dependencies: ["bridge-demo", "FixtureServer", "OperationCore"]),
   ]
 )

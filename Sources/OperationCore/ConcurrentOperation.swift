@@ -28,9 +28,9 @@ import Foundation
 /// **Readiness.** `isReady` is `Operation`'s own, so dependencies work as usual; a cancelled
 /// operation becomes ready at once and finishes without running ``main()``.
 open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unchecked Sendable {
-  // State lives in `state`, guarded by its lock; `priorityLock` serialises priority raises.
+  // State lives in `state`, guarded by its lock; `priorityLock` serialises priority changes.
   private let state = Locked(StateMachine())
-  private let priorityLock = Locked(())
+  private let priorityLock = NSLock()
 
   /// The key identical requests share, namespaced by this operation's class and value type;
   /// nil when the operation never coalesces.
@@ -217,7 +217,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// Raises the operation's queue priority to at least `priority`, or with `exactly` sets it.
   package final func applyPriority(_ priority: Operation.QueuePriority, exactly: Bool = false) {
     // A leaf lock: Foundation's setter re-sorts the queue and never calls back into this class.
-    priorityLock.withLock { _ in
+    priorityLock.withLock {
       if exactly || queuePriority.rawValue < priority.rawValue { queuePriority = priority }
     }
   }

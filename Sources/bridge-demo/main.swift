@@ -1,1 +1,3 @@
-print("bridge-demo")
+import Foundation
+
+exit(await BridgeDemo.run(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -88,11 +88,10 @@ import Testing
     let task = Task { try await manager.perform(operation) }
     #expect(await log.wait(for: .enqueued, of: operation))
 
-    let duration = await elapsed {
-      task.cancel()
-      await expectCancellation(of: task, within: .seconds(1))
-    }
-    #expect(duration < .seconds(1))
+    // The queue cannot make progress here, so resuming at all proves the cancellation path
+    // resumed the task by itself; the bound only turns a hang into a failure.
+    task.cancel()
+    await expectCancellation(of: task, within: .seconds(5))
     #expect(manager.isSuspended)
     #expect(operation.isCancelled)
     #expect(operation.mainCalls.value == 0)
@@ -118,11 +117,10 @@ import Testing
     let task = Task { try await manager.perform(operation) }
     #expect(await log.wait(for: .enqueued, of: operation))
 
-    let duration = await elapsed {
-      task.cancel()
-      await expectCancellation(of: task, within: .seconds(1))
-    }
-    #expect(duration < .seconds(1))
+    // The queue cannot make progress here, so resuming at all proves the cancellation path
+    // resumed the task by itself; the bound only turns a hang into a failure.
+    task.cancel()
+    await expectCancellation(of: task, within: .seconds(5))
     #expect(operation.isCancelled)
     #expect(operation.mainCalls.value == 0)
     #expect(!blocker.isCancelled)

@@ -115,10 +115,3 @@ func eventually(
   }
   return condition()
 }
-
-/// How long `body` took.
-func elapsed(_ body: () async -> Void) async -> Duration {
-  let start = ContinuousClock.now
-  await body()
-  return ContinuousClock.now - start
-}

@@ -1,0 +1,22 @@
+extension FixtureResponse {
+  /// A network fault a ``FixtureHTTPServer`` simulates while sending a response.
+  public enum Fault: Sendable, Equatable {
+    /// No fault: the complete response, then a clean close.
+    case none
+    /// The head and half of the body, then a close with `SO_LINGER` 0 so the client sees a reset.
+    case resetMidBody
+    /// The head at once, then the body a few bytes at a time with `interval` between sends;
+    /// used to exceed a client's timeout.
+    case slowDrip(interval: Duration)
+    /// A `Content-Length` larger than the bytes sent (half of the body), then a clean close.
+    case shortBody
+    /// The body gzip-compressed and cut in half, with `Content-Length` matching the bytes sent
+    /// and `Content-Encoding: gzip`, regardless of ``FixtureResponse/contentEncoding``.
+    case truncatedGzip
+    /// A valid gzip header followed by data that is not valid DEFLATE, with
+    /// `Content-Encoding: gzip` and a matching `Content-Length`.
+    case corruptGzip
+    /// The request is read, then the connection closes without a response.
+    case closeWithoutResponse
+  }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import OperationCore
+
+/// An offline stand-in for the StackExchange API 2.3 `/questions` method.
+///
+/// Serves ``questionCount`` invented questions for any supported site (`stackoverflow`,
+/// `superuser`, `serverfault`, `askubuntu`, `math`, or their domain names), always as
+/// gzip-compressed JSON shaped like the real API: `items`, `has_more`, `quota_max`,
+/// `quota_remaining` and, when set, `backoff`. Parameters: `site` (required), `pagesize`
+/// 1…100 (default 30), `page` ≥ 1 (default 1), `sort` `activity`|`creation`|`votes` (default
+/// `activity`), `order` `desc`|`asc` (default `desc`). Errors use the real API's JSON error
+/// body with status 400 (bad parameter, quota exhausted) or 404 (unknown method).
+///
+/// ```swift
+/// let fixture = StackExchangeFixture(latency: .milliseconds(50))
+/// let server = try FixtureHTTPServer(responder: fixture.respond(to:))
+/// ```
+public final class StackExchangeFixture: Sendable {
+  private struct State {
+    var latency: Duration
+    var backoff: Int?
+    var quotaRemaining: Int
+  }
+
+  /// Site API names and domains the fixture answers for.
+  private static let supportedSites: Set<String> = [
+    "stackoverflow", "stackoverflow.com", "superuser", "superuser.com", "serverfault",
+    "serverfault.com", "askubuntu", "askubuntu.com", "math", "math.stackexchange.com",
+  ]
+
+  /// The number of questions the fixture serves on every site.
+  public static var questionCount: Int { questions.count }
+
+  /// The daily request quota reported as `quota_max`.
+  public let quotaMax: Int
+  private let state: Locked<State>
+
+  /// Creates a fixture with a full quota.
+  /// - Parameters:
+  ///   - latency: Delay before each response is sent.
+  ///   - backoff: When set, successful responses carry `"backoff": backoff`.
+  ///   - quotaMax: The quota; each successful response uses one unit, and once it is used up
+  ///     requests fail with a `throttle_violation` error.
+  public init(latency: Duration = .zero, backoff: Int? = nil, quotaMax: Int = 300) {
+    self.quotaMax = quotaMax
+    state = Locked(State(latency: latency, backoff: backoff, quotaRemaining: quotaMax))
+  }
+
+  /// Delay before each response is sent; may be changed while serving.
+  public var latency: Duration {
+    get { state.withLock { $0.latency } }
+    set { state.withLock { $0.latency = newValue } }
+  }
+
+  /// The `backoff` value added to successful responses, or `nil` for none; may be changed while
+  /// serving.
+  public var backoff: Int? {
+    get { state.withLock { $0.backoff } }
+    set { state.withLock { $0.backoff = newValue } }
+  }
+
+  /// The quota left, as reported in the last successful response.
+  public var quotaRemaining: Int {
+    state.withLock { $0.quotaRemaining }
+  }
+
+  /// Answers one request like the real API would.
+  public func respond(to request: FixtureRequest) -> FixtureResponse {
+    var response = page(for: request)
+    response.latency = latency
+    return response
+  }
+
+  private func page(for request: FixtureRequest) -> FixtureResponse {
+    let path = request.path.hasSuffix("/") ? String(request.path.dropLast()) : request.path
+    guard request.method == "GET", path.hasSuffix("/questions") else {
+      return Self.error(404, name: "no_method", message: "no method found with this name")
+    }
+    guard let site = request.query["site"], !site.isEmpty else {
+      return Self.badParameter("site is required")
+    }
+    guard Self.supportedSites.contains(site.lowercased()) else {
+      return Self.badParameter("No site found for name `\(site)`")
+    }
+    guard let pageSize = Self.integer(request.query["pagesize"], default: 30, in: 1...100) else {
+      return Self.badParameter("pagesize")
+    }
+    guard let page = Self.integer(request.query["page"], default: 1, in: 1...Int.max) else {
+      return Self.badParameter("page")
+    }
+    guard let sortKey = Self.sortKey(named: request.query["sort"] ?? "activity") else {
+      return Self.badParameter("sort")
+    }
+    let order = request.query["order"] ?? "desc"
+    guard order == "desc" || order == "asc" else { return Self.badParameter("order") }
+    let quota = state.withLock { state -> (remaining: Int, backoff: Int?)? in
+      guard state.quotaRemaining > 0 else { return nil }
+      state.quotaRemaining -= 1
+      return (state.quotaRemaining, state.backoff)
+    }
+    guard let quota else {
+      return Self.error(
+        502, name: "throttle_violation",
+        message: "too many requests from this IP, more requests available in 86400 seconds")
+    }
+    let ordered = Self.questions.sorted { lhs, rhs in
+      let lhsKey = (lhs[keyPath: sortKey], lhs.questionId)
+      let rhsKey = (rhs[keyPath: sortKey], rhs.questionId)
+      return order == "desc" ? lhsKey > rhsKey : lhsKey < rhsKey
+    }
+    let (skipped, overflow) = (page - 1).multipliedReportingOverflow(by: pageSize)
+    let start = overflow ? ordered.count : min(skipped, ordered.count)
+    let items = ordered[start..<min(start + pageSize, ordered.count)]
+    return Self.gzipJSON(
+      QuestionsPage(
+        items: Array(items), hasMore: start + pageSize < ordered.count, quotaMax: quotaMax,
+        quotaRemaining: quota.remaining, backoff: quota.backoff),
+      status: 200)
+  }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// The bytes a ``FixtureResponse`` turns into on the wire, and how the connection ends.
+struct WireResponse {
+  /// How the server closes the connection after sending.
+  enum Ending {
+    /// FIN, after reading what the client still sends.
+    case graceful
+    /// RST (`SO_LINGER` 0).
+    case reset
+  }
+
+  /// Bytes sent in one piece by the slow-drip fault.
+  static let dripChunkSize = 4
+
+  /// Status line and header fields up to the empty line; empty when nothing is sent.
+  var head: Data
+  /// Body bytes to send after ``head``.
+  var body: Data
+  /// When set, ``body`` is sent ``dripChunkSize`` bytes at a time with this pause in between.
+  var dripInterval: Duration?
+  /// How the connection ends.
+  var ending: Ending
+}

@@ -1,0 +1,141 @@
+import Dispatch
+import Foundation
+import OperationCore
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The questions feature's boundary: "give me the latest questions", with a completion handler
+/// or with `async`/`await`. Operations, queues and coalescing stay behind it.
+///
+/// ```swift
+/// let questions = QuestionsDataManager(manager: OperationQueueManager(name: "questions"))
+/// let page = try await questions.questions(QuestionsQuery(site: "stackoverflow", pageSize: 10))
+/// questions.fetchQuestions(QuestionsQuery(site: "stackoverflow")) { result in … }
+/// ```
+///
+/// **Coalescing.** Each call becomes a `/questions` request on the injected
+/// `OperationQueueManager`. While one request is pending or executing, identical queries (the
+/// same request URL) join it, whichever API they come through: N concurrent callers, async and
+/// completion-handler mixed, cause one HTTP request and all receive its result.
+///
+/// **Errors.** A call fails with ``QueryError`` when the query or the base URL is invalid,
+/// ``BackoffError`` during a backoff (below), `NetworkingError` when the exchange fails
+/// (transport, an empty or undecodable body, or a non-2xx status; for the API's JSON error body,
+/// `badStatus` carries a ``StackExchangeAPIError``, also available as
+/// `NetworkingError.stackExchangeAPIError`), `OperationTimeoutError` when the request took
+/// longer than `requestTimeout`, and `CancellationError` when cancelled. Nothing is sent when
+/// the call fails with ``QueryError`` or ``BackoffError``.
+///
+/// **Backoff: fail fast.** When a page carries `"backoff": N`, every call for `/questions` on
+/// that site made within N seconds of its arrival fails at once with ``BackoffError``, whose
+/// `retryAfter` is the time left, without sending a request: the API throttles clients that
+/// ignore a backoff, so the decision to wait stays with the caller. Each caller records the
+/// backoff before it receives the page, so its next call already sees it; callers that shared
+/// the request that carried it all get the page. Each data manager keeps its own backoffs.
+public final class QuestionsDataManager: Sendable {
+  /// The public StackExchange API, `https://api.stackexchange.com/2.3`.
+  public static let stackExchangeAPI = URL(string: "https://api.stackexchange.com/2.3")!
+
+  /// Where requests go: `<baseURL>/questions?site=…`.
+  public let baseURL: URL
+  /// The manager the requests are scheduled and coalesced on.
+  let manager: OperationQueueManager
+  let session: URLSession
+  let decoder: JSONDecoder
+  let requestTimeout: Duration?
+  let backoffGate: BackoffGate
+
+  /// Creates a data manager.
+  ///
+  /// - Parameters:
+  ///   - manager: Schedules and coalesces the requests; its queue's limits, priorities and
+  ///     cancel-all apply to them.
+  ///   - baseURL: The API root; the request path is `<baseURL>/questions`. Defaults to
+  ///     ``stackExchangeAPI``.
+  ///   - session: Sends the requests. The default is a new ephemeral session without a URL
+  ///     cache, as `NetworkingOperation` needs; pass one you reuse rather than one per call.
+  ///   - decoder: Decodes pages and error bodies.
+  ///   - requestTimeout: The longest one request may take, from the moment its operation starts
+  ///     to the last byte; nil for no limit beyond the session's own timeout.
+  public convenience init(
+    manager: OperationQueueManager,
+    baseURL: URL = stackExchangeAPI,
+    session: URLSession = .makeNetworkingSession(),
+    decoder: JSONDecoder = JSONDecoder(),
+    requestTimeout: Duration? = .seconds(30)
+  ) {
+    self.init(
+      manager: manager, baseURL: baseURL, session: session, decoder: decoder,
+      requestTimeout: requestTimeout, backoffGate: BackoffGate())
+  }
+
+  /// Creates a data manager with an injected backoff gate (tests pass one with a fake clock).
+  init(
+    manager: OperationQueueManager, baseURL: URL, session: URLSession, decoder: JSONDecoder,
+    requestTimeout: Duration?, backoffGate: BackoffGate
+  ) {
+    self.manager = manager
+    self.baseURL = baseURL
+    self.session = session
+    self.decoder = decoder
+    self.requestTimeout = requestTimeout
+    self.backoffGate = backoffGate
+  }
+
+  /// Fetches one page of questions and calls `completion` with it.
+  ///
+  /// Joins an identical request in flight instead of sending another one. A completion handler
+  /// never gives up its interest: the request runs to its end (or until the manager's queue
+  /// cancels it) even if every async caller sharing it was cancelled.
+  ///
+  /// - Parameters:
+  ///   - query: What to fetch.
+  ///   - callbackQueue: Where to call `completion`; nil calls it on an arbitrary thread.
+  ///   - completion: Called exactly once, never before this method returns, with the page or
+  ///     the error (see the type's documentation: ``QueryError``, ``BackoffError``,
+  ///     `NetworkingError`, `OperationTimeoutError`, `CancellationError`).
+  public func fetchQuestions(
+    _ query: QuestionsQuery,
+    callbackQueue: CallbackQueue? = nil,
+    completion: @escaping @Sendable (Result<QuestionsPage, any Error>) -> Void
+  ) {
+    let operation: FetchQuestionsOperation
+    do {
+      operation = try makeOperation(for: query)
+    } catch {
+      Self.deliver(.failure(error), on: callbackQueue, to: completion)
+      return
+    }
+    manager.enqueue(operation, callbackQueue: callbackQueue) { [backoffGate] result in
+      if case .success(let page) = result {
+        backoffGate.record(backoff: page.backoff, site: query.site)
+      }
+      completion(result)
+    }
+  }
+
+  /// The operation for `query`, or why no request may be sent.
+  ///
+  /// - Throws: ``QueryError`` or ``BackoffError``.
+  func makeOperation(for query: QuestionsQuery) throws -> FetchQuestionsOperation {
+    let operation = try FetchQuestionsOperation(
+      query: query, baseURL: baseURL, session: session, decoder: decoder)
+    try backoffGate.checkCall(site: query.site)
+    operation.timeout = requestTimeout
+    return operation
+  }
+
+  /// Calls `completion` with a failure found before any operation existed, asynchronously.
+  private static func deliver(
+    _ result: Result<QuestionsPage, any Error>, on callbackQueue: CallbackQueue?,
+    to completion: @escaping @Sendable (Result<QuestionsPage, any Error>) -> Void
+  ) {
+    switch callbackQueue {
+    case .dispatch(let queue): queue.async { completion(result) }
+    case .operation(let queue): queue.addOperation { completion(result) }
+    case nil: DispatchQueue.global().async { completion(result) }
+    }
+  }
+}

@@ -1,0 +1,99 @@
+import AsyncBridge
+import Foundation
+import OperationCore
+import Synchronization
+
+extension Benchmark {
+  /// `await_overhead`: 100,000 sequential `try await manager.perform(_:)` calls, against the
+  /// same operations through the same manager with completion handlers, chained the way a
+  /// competent user writes sequential work without async/await: each completion enqueues the
+  /// next operation, and one continuation waits for the end of the chain.
+  ///
+  /// One operation = one enqueue-run-deliver round trip; the difference is the price of the
+  /// async bridge (continuation, cancellation handler, task hop).
+  enum AwaitOverhead {
+    /// The target: `await` costs at most 30% more than completion handlers.
+    static let targetRatio = 1.30
+
+    /// Measures the scenario.
+    static func run(scale: Scale) async throws -> ScenarioResult {
+      let count = scale.count(100_000)
+      let samples = try await Statistics.interleave(
+        "await_overhead", rounds: scale.rounds,
+        ours: { try await ours(count: count) },
+        baseline: { try await baseline(count: count) })
+      return ScenarioResult(
+        name: "await_overhead",
+        nsPerOp: samples.oursMedian,
+        baseline: "same operations, sequential completion-handler chain on the same manager",
+        baselineNsPerOp: samples.baselineMedian,
+        ratio: samples.ratio,
+        target: "ratio <= \(targetRatio)",
+        met: samples.ratio <= targetRatio,
+        extras: [("operations", .integer(count))],
+        details: "\(count) sequential awaits")
+    }
+
+    /// Our side: a loop of `try await manager.perform(_:)`.
+    static func ours(count: Int) async throws -> Double {
+      let manager = OperationQueueManager(name: "bench.await_overhead.ours")
+      let elapsed = try await Statistics.nanoseconds {
+        for _ in 0..<count {
+          _ = try await manager.perform(NoOpOperation())
+        }
+      }
+      try await manager.waitUntilIdle()
+      return elapsed / Double(count)
+    }
+
+    /// The baseline: a completion-handler chain of the same length.
+    static func baseline(count: Int) async throws -> Double {
+      let manager = OperationQueueManager(name: "bench.await_overhead.baseline")
+      let countdown = Countdown(1)
+      let chain = CompletionChain(manager: manager, length: count) { countdown.arrive() }
+      let elapsed = await Statistics.nanoseconds {
+        await countdown.wait { chain.start() }
+      }
+      try await manager.waitUntilIdle()
+      if let failure = chain.failure { throw BenchmarkError.failed("chain failed: \(failure)") }
+      return elapsed / Double(count)
+    }
+  }
+
+  /// Runs `length` no-op operations one after another through completion handlers: each
+  /// completion enqueues the next operation, and the last one calls `done`.
+  final class CompletionChain: Sendable {
+    private let manager: OperationQueueManager
+    private let remaining: Atomic<Int>
+    private let done: @Sendable () -> Void
+    private let firstFailure = Locked<String?>(nil)
+
+    /// Creates a chain; nothing runs until ``start()``.
+    init(manager: OperationQueueManager, length: Int, done: @escaping @Sendable () -> Void) {
+      self.manager = manager
+      self.remaining = Atomic(length)
+      self.done = done
+    }
+
+    /// The first failure any operation of the chain reported, if any.
+    var failure: String? { firstFailure.withLock { $0 } }
+
+    /// Enqueues the first operation.
+    func start() {
+      next()
+    }
+
+    private func next() {
+      guard remaining.subtract(1, ordering: .relaxed).newValue >= 0 else {
+        done()
+        return
+      }
+      manager.enqueue(NoOpOperation()) { [self] result in
+        if case .failure(let error) = result {
+          firstFailure.withLock { $0 = $0 ?? String(describing: error) }
+        }
+        next()
+      }
+    }
+  }
+}

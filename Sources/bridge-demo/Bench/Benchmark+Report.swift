@@ -1,0 +1,153 @@
+import Foundation
+
+extension Benchmark {
+  /// A JSON value for a scenario's fields, rendered by hand so keys keep their order.
+  enum JSONValue: Sendable {
+    /// A floating-point number; NaN and infinities are rendered as `null`.
+    case number(Double)
+    /// An integer.
+    case integer(Int)
+    /// A boolean.
+    case bool(Bool)
+    /// A string.
+    case string(String)
+    /// `null`.
+    case null
+
+    /// `value` as a number, or `null` when absent.
+    static func number(_ value: Double?) -> JSONValue {
+      value.map(JSONValue.number) ?? .null
+    }
+
+    /// The value as JSON text.
+    var rendered: String {
+      switch self {
+      case .number(let value):
+        guard value.isFinite else { return "null" }
+        return String(format: "%.3f", value)
+      case .integer(let value):
+        return String(value)
+      case .bool(let value):
+        return value ? "true" : "false"
+      case .string(let value):
+        return Report.quoted(value)
+      case .null:
+        return "null"
+      }
+    }
+  }
+
+  /// What one scenario measured, ready for the table and the JSON report.
+  struct ScenarioResult: Sendable {
+    /// The scenario's name, such as `throughput`.
+    var name: String
+    /// Median nanoseconds per operation on our side (each scenario says what an operation is).
+    var nsPerOp: Double
+    /// What the baseline is, in words; `"none"` when there is none.
+    var baseline: String
+    /// Median nanoseconds per operation of the baseline, if there is one.
+    var baselineNsPerOp: Double?
+    /// The scenario's headline ratio (usually ours ÷ baseline), if it has one.
+    var ratio: Double?
+    /// The target, in words, such as `ratio <= 1.15`.
+    var target: String
+    /// Whether the target was met.
+    var met: Bool
+    /// Extra fields, in order, after the common ones.
+    var extras: [(key: String, value: JSONValue)] = []
+    /// A short human summary of the extras for the table's last column.
+    var details: String = ""
+    /// Why the scenario could not run, if it failed.
+    var error: String?
+
+    /// The result of a scenario that threw instead of measuring.
+    static func failed(_ name: String, error: any Error) -> ScenarioResult {
+      ScenarioResult(
+        name: name, nsPerOp: .nan, baseline: "none", target: "-", met: false,
+        details: "error: \(error)", error: String(describing: error))
+    }
+  }
+
+  /// Renders results as a table or as one JSON object, and formats numbers for humans.
+  enum Report {
+    /// `{"scenarios": [...]}` on one line: the common fields first, then each scenario's extras.
+    static func json(_ results: [ScenarioResult]) -> String {
+      let scenarios = results.map { result -> String in
+        var fields: [(key: String, value: JSONValue)] = [
+          ("name", .string(result.name)),
+          ("ns_per_op", .number(result.nsPerOp)),
+          ("baseline", .string(result.baseline)),
+          ("baseline_ns_per_op", .number(result.baselineNsPerOp)),
+          ("ratio", .number(result.ratio)),
+          ("target", .string(result.target)),
+          ("met", .bool(result.met)),
+        ]
+        fields += result.extras
+        if let error = result.error { fields.append(("error", .string(error))) }
+        let body = fields.map { "\(quoted($0.key)): \($0.value.rendered)" }
+        return "{" + body.joined(separator: ", ") + "}"
+      }
+      return "{\"scenarios\": [" + scenarios.joined(separator: ", ") + "]}"
+    }
+
+    /// A compact table: scenario, ours, baseline, ratio, target, met, details.
+    static func table(_ results: [ScenarioResult]) -> String {
+      let header = ["scenario", "ours", "baseline", "ratio", "target", "met", "details"]
+      let rows = results.map { result in
+        [
+          result.name,
+          result.nsPerOp.isFinite ? duration(result.nsPerOp) : "-",
+          result.baselineNsPerOp.map(duration) ?? "-",
+          result.ratio.map { String(format: "%.2f", $0) } ?? "-",
+          result.target,
+          result.met ? "yes" : "NO",
+          result.details,
+        ]
+      }
+      let widths = header.indices.map { column in
+        ([header] + rows).map { $0[column].count }.max() ?? 0
+      }
+      func line(_ cells: [String]) -> String {
+        zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
+          .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+      }
+      let rule = widths.map { String(repeating: "-", count: $0) }
+      return ([line(header), line(rule)] + rows.map(line)).joined(separator: "\n")
+    }
+
+    /// A duration given in nanoseconds, with a unit that keeps it short: `850 ns`, `8.61 µs`,
+    /// `12.3 ms`, `1.25 s`.
+    static func duration(_ nanoseconds: Double) -> String {
+      guard nanoseconds.isFinite else { return "-" }
+      switch abs(nanoseconds) {
+      case ..<1_000: return String(format: "%.0f ns", nanoseconds)
+      case ..<1_000_000: return String(format: "%.2f µs", nanoseconds / 1e3)
+      case ..<1_000_000_000: return String(format: "%.1f ms", nanoseconds / 1e6)
+      default: return String(format: "%.2f s", nanoseconds / 1e9)
+      }
+    }
+
+    /// The time since `start`, such as `3.2 s`.
+    static func seconds(since start: ContinuousClock.Instant) -> String {
+      String(format: "%.1f s", Statistics.nanoseconds(of: .now - start) / 1e9)
+    }
+
+    /// `text` as a JSON string literal.
+    static func quoted(_ text: String) -> String {
+      var result = "\""
+      for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": result += "\\\""
+        case "\\": result += "\\\\"
+        case "\n": result += "\\n"
+        case "\r": result += "\\r"
+        case "\t": result += "\\t"
+        case _ where scalar.value < 0x20:
+          result += String(format: "\\u%04x", scalar.value)
+        default: result.unicodeScalars.append(scalar)
+        }
+      }
+      return result + "\""
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// A command of `bridge-demo`, by the name typed on the command line.
+enum Subcommand: String, CaseIterable, Sendable {
+  case tour
+  case questions
+  case coalesce
+  case cancel
+  case bench
+  case help
+}
+
+/// What a valid command line asks for.
+enum Invocation: Equatable {
+  /// Print the usage of the tool (nil) or of a command.
+  case help(Subcommand?)
+  /// The offline tour: fetch, coalesce, cancel against the embedded server.
+  case tour
+  /// Print the latest questions.
+  case questions(QuestionsOptions)
+  /// Many concurrent callers for one page.
+  case coalesce(CoalesceOptions)
+  /// Cancel a fetch mid-request.
+  case cancel(CancelOptions)
+  /// Run the benchmarks.
+  case bench(BenchOptions)
+}
+
+/// Options of `bridge-demo questions`.
+struct QuestionsOptions: Equatable {
+  /// Where to send the request; nil starts the embedded server.
+  var baseURL: URL?
+  /// The API site parameter.
+  var site = "stackoverflow"
+  /// How many questions to fetch, 1...100.
+  var pageSize = 10
+  /// Print one JSON array instead of text.
+  var json = false
+}
+
+/// Options of `bridge-demo coalesce`.
+struct CoalesceOptions: Equatable {
+  /// Where to send the request; nil starts the embedded server.
+  var baseURL: URL?
+  /// How many concurrent callers ask for the page.
+  var callers = 10
+}
+
+/// Options of `bridge-demo cancel`.
+struct CancelOptions: Equatable {
+  /// Where to send the request; nil starts the embedded server.
+  var baseURL: URL?
+  /// How long after the fetch starts the calling task is cancelled.
+  var after: Duration = .milliseconds(200)
+}
+
+/// Options of `bridge-demo bench`.
+struct BenchOptions: Equatable {
+  /// Print one JSON object instead of the table.
+  var json = false
+  /// Run each scenario at about a tenth of its scale.
+  var quick = false
+}

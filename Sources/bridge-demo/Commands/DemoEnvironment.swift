@@ -1,0 +1,86 @@
+import AsyncBridge
+import Foundation
+import OperationCore
+import StackExchange
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// What a command works with: the embedded server (unless `--base-url` was given), one queue
+/// manager, one URL session and the data manager on top of them.
+struct DemoEnvironment {
+  /// The session every request of the process goes through: made once, never invalidated.
+  /// Requests fail after 15 s without data.
+  private static let session = URLSession.makeNetworkingSession(timeout: .seconds(15))
+
+  /// The embedded server; nil when requests go to a `--base-url`.
+  let server: EmbeddedServer?
+  /// Where requests go.
+  let baseURL: URL
+  /// The manager the data manager's operations run on.
+  let manager: OperationQueueManager
+  /// The feature under demonstration.
+  let questions: QuestionsDataManager
+
+  /// An environment for `baseURL`, or for a newly started embedded server when it is nil.
+  ///
+  /// - Throws: `FixtureServerError` when the embedded server cannot start.
+  init(baseURL: URL?) throws {
+    if let baseURL {
+      server = nil
+      self.baseURL = baseURL
+    } else {
+      let server = try EmbeddedServer()
+      self.server = server
+      self.baseURL = server.baseURL
+    }
+    manager = OperationQueueManager(name: "bridge-demo", maxConcurrentOperationCount: 4)
+    questions = QuestionsDataManager(
+      manager: manager, baseURL: self.baseURL, session: Self.session,
+      requestTimeout: .seconds(30))
+  }
+
+  /// How many data tasks of the session have not completed yet.
+  func runningDataTaskCount() async -> Int {
+    await withCheckedContinuation { continuation in
+      Self.session.getAllTasks { continuation.resume(returning: $0.count) }
+    }
+  }
+
+  /// The request URL of `query`, for progress lines.
+  func requestURL(_ query: QuestionsQuery) -> String {
+    (try? query.url(baseURL: baseURL).absoluteString) ?? baseURL.absoluteString
+  }
+}
+
+extension DemoEnvironment {
+  /// Waits until the session has no data task left that has not completed.
+  ///
+  /// - Returns: false if one was still there after `timeout`.
+  func waitForNoRunningDataTasks(timeout: Duration) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while await runningDataTaskCount() > 0 {
+      guard ContinuousClock.now < deadline else { return false }
+      try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+  }
+
+  /// Waits, without blocking a thread, until every operation of the manager has finished.
+  ///
+  /// - Returns: false if some had not finished after `timeout`.
+  func waitUntilIdle(timeout: Duration) async -> Bool {
+    let manager = manager
+    return await withTaskGroup(of: Bool.self) { group in
+      group.addTask { (try? await manager.waitUntilIdle()) != nil }
+      group.addTask {
+        try? await Task.sleep(for: timeout)
+        return false
+      }
+      let first = await group.next() ?? false
+      group.cancelAll()
+      return first
+    }
+  }
+}

@@ -1,0 +1,23 @@
+import StackExchange
+
+/// `bridge-demo questions`: prints the latest questions of a site, as text or JSON.
+enum QuestionsCommand {
+  /// Runs the command.
+  static func run(_ options: QuestionsOptions) async -> ExitCode {
+    do {
+      let environment = try DemoEnvironment(baseURL: options.baseURL)
+      let query = QuestionsQuery(site: options.site, pageSize: options.pageSize)
+      Progress.report("GET \(environment.requestURL(query))")
+      let page = try await environment.questions.questions(query)
+      if options.json {
+        Console.out(try QuestionJSON.array(page.items))
+      } else {
+        QuestionFormatter.lines(for: page, site: options.site).forEach(Console.out)
+      }
+      return .success
+    } catch {
+      Console.error(error)
+      return .failure
+    }
+  }
+}

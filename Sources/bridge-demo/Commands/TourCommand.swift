@@ -1,0 +1,59 @@
+import StackExchange
+
+/// `bridge-demo` without arguments: fetch, coalesce and cancel against the embedded server.
+enum TourCommand {
+  /// Runs the tour.
+  static func run() async -> ExitCode {
+    let start = ContinuousClock.now
+    let environment: DemoEnvironment
+    do {
+      environment = try DemoEnvironment(baseURL: nil)
+    } catch {
+      Console.error(error)
+      return .failure
+    }
+    Console.out("OperationBridge tour: real HTTP through URLSession, offline")
+    Console.out("StackExchange fixture server: \(environment.baseURL)")
+
+    section("1. Fetch: try await questions(_:) sends one request and decodes the page")
+    let query = QuestionsQuery(site: "stackoverflow", pageSize: 3)
+    do {
+      environment.server?.latency = .zero
+      Console.out("GET \(environment.requestURL(query))")
+      let page = try await environment.questions.questions(query)
+      QuestionFormatter.lines(for: page, site: query.site).forEach(Console.out)
+    } catch {
+      Console.error(error)
+      return .failure
+    }
+
+    section("2. Coalesce: concurrent callers share one operation and one HTTP request")
+    let coalesce = await CoalesceCommand.demonstrate(callers: 10, in: environment)
+    coalesce.lines.forEach(Console.out)
+
+    section("3. Cancel: cancelling the calling task lets go of everything below it")
+    let cancel = await CancelCommand.demonstrate(after: .milliseconds(200), in: environment)
+    cancel.lines.forEach(Console.out)
+
+    Console.out("")
+    if let failure = coalesce.firstFailure {
+      Console.error(failure)
+      return .failure
+    }
+    if let problem = cancel.problem {
+      Console.error("error: \(problem)")
+      return .failure
+    }
+    let seconds = (ContinuousClock.now - start) / .seconds(1)
+    Console.out(
+      "Tour done in \((seconds * 10).rounded() / 10) s. Next: bridge-demo --help, "
+        + "bridge-demo questions --base-url https://api.stackexchange.com/2.3")
+    return .success
+  }
+
+  /// Prints a section heading after a blank line.
+  private static func section(_ title: String) {
+    Console.out("")
+    Console.out("== \(title)")
+  }
+}

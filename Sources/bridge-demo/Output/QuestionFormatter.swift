@@ -1,0 +1,39 @@
+import StackExchange
+
+/// Renders a page of questions as text for a terminal.
+enum QuestionFormatter {
+  /// A heading line, then three lines per question: title, counts and tags, link.
+  ///
+  /// ```
+  /// stackoverflow: 2 latest questions (more available; quota 299 of 300 left)
+  ///
+  ///  1. Why does my OperationQueue never finish when I override "isFinished"?
+  ///     score 0 | 0 answers | swift, concurrency, nsoperationqueue
+  ///     https://stackoverflow.com/questions/79834101/…
+  /// ```
+  static func lines(for page: QuestionsPage, site: String) -> [String] {
+    let more = page.hasMore ? "more available; " : ""
+    var lines = [
+      "\(site): \(count(page.items.count, "latest question")) "
+        + "(\(more)quota \(page.quotaRemaining) of \(page.quotaMax) left)"
+    ]
+    let width = String(page.items.count).count
+    for (index, question) in page.items.enumerated() {
+      let number = String(index + 1)
+      let indent = String(repeating: " ", count: width + 2)
+      let tags = question.tags.isEmpty ? "no tags" : question.tags.joined(separator: ", ")
+      lines.append("")
+      lines.append(
+        String(repeating: " ", count: width - number.count) + "\(number). \(question.displayTitle)")
+      lines.append(
+        indent + "score \(question.score) | \(count(question.answerCount, "answer")) | \(tags)")
+      lines.append(indent + question.link.absoluteString)
+    }
+    return lines
+  }
+
+  /// `1 answer`, `2 answers`.
+  static func count(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
+  }
+}

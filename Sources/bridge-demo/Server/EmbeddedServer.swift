@@ -1,0 +1,40 @@
+import FixtureServer
+import Foundation
+
+/// The offline stand-in for the StackExchange API: a `FixtureHTTPServer` on 127.0.0.1 (an
+/// ephemeral port) answering `/questions` with `StackExchangeFixture`'s invented questions.
+final class EmbeddedServer: Sendable {
+  private let fixture: StackExchangeFixture
+  private let server: FixtureHTTPServer
+
+  /// Starts the server.
+  ///
+  /// - Throws: `FixtureServerError` when the socket cannot be set up.
+  init() throws(FixtureServerError) {
+    let fixture = StackExchangeFixture()
+    self.fixture = fixture
+    server = try FixtureHTTPServer(responder: fixture.respond(to:))
+  }
+
+  /// `http://127.0.0.1:<port>`, the base URL to request `/questions` from.
+  var baseURL: URL { server.baseURL }
+
+  /// How long the server waits before answering; commands set it to what they show.
+  var latency: Duration {
+    get { fixture.latency }
+    set { fixture.latency = newValue }
+  }
+
+  /// The `/questions` requests received so far.
+  var questionRequestCount: Int { server.requestCount(path: "/questions") }
+
+  /// The responses a client abandoned (closed the connection before the last byte) so far.
+  var abandonedResponseCount: Int { server.abandonedResponseCount }
+
+  /// Waits until the server has seen `count` abandoned responses in all.
+  ///
+  /// - Returns: false if that did not happen within `timeout`.
+  func waitForAbandonedResponses(_ count: Int, timeout: Duration) async -> Bool {
+    await server.waitForAbandonedResponses(count, timeout: timeout)
+  }
+}

@@ -1,0 +1,135 @@
+import FixtureServer
+import Foundation
+import Testing
+
+/// Runs of the real executable: exit statuses and what goes to which stream.
+@Suite struct ExitCodeTests {
+  @Test(arguments: [
+    ["--bogus"], ["bogus"], ["questions", "--pagesize", "0"],
+    ["questions", "--base-url", "ftp://x"],
+    ["questions", "--foo"], ["coalesce", "--callers", "0"], ["cancel", "--after"],
+    ["questions", "--json", "--json"],
+  ])
+  func usageErrorsExitWith64AndOneErrorLine(arguments: [String]) async throws {
+    let output = try await BridgeDemoProcess.run(arguments)
+
+    #expect(output.status == 64)
+    #expect(output.stdout.isEmpty)
+    #expect(output.errorLines.count == 1)
+    #expect(output.errorLines.first?.hasPrefix("error: ") == true, "\(output.stderr)")
+  }
+
+  @Test(arguments: [
+    ["--help"], ["-h"], ["questions", "--help"], ["cancel", "-h"], ["help", "bench"],
+  ])
+  func helpGoesToStandardOutputWithStatus0(arguments: [String]) async throws {
+    let output = try await BridgeDemoProcess.run(arguments)
+
+    #expect(output.status == 0)
+    #expect(output.stdout.contains("USAGE: bridge-demo"))
+    #expect(output.stderr.isEmpty)
+  }
+
+  @Test func refusedConnectionExitsWith1AndNamesTheTransportError() async throws {
+    let closed = try FixtureHTTPServer { _ in .text("unused") }
+    closed.stop()
+
+    let output = try await BridgeDemoProcess.run([
+      "questions", "--base-url", closed.baseURL.absoluteString,
+    ])
+
+    #expect(output.status == 1)
+    #expect(output.stdout.isEmpty)
+    #expect(output.errorLines == ["error: transport error -1004 (cannot connect to host)"])
+  }
+
+  @Test func apiErrorBodyIsReportedOnOneLine() async throws {
+    let output = try await BridgeDemoProcess.run(["questions", "--site", "nosuchsite"])
+
+    #expect(output.status == 1)
+    #expect(
+      output.errorLines == ["error: HTTP 400 bad_parameter: No site found for name `nosuchsite`"])
+  }
+
+  @Test(arguments: [
+    FixtureResponse.html("<html>\n<body>503 Service Unavailable</body>\n</html>", status: 503),
+    .html("<!DOCTYPE html><html></html>"),
+    .json(Data()),
+    .json(Data(#"{"items": ["#.utf8)),
+    .json(Data("null".utf8), status: 500),
+    .text("Moved", status: 301),
+    FixtureResponse(status: 200, body: Data(#"{"items": []}"#.utf8), fault: .truncatedGzip),
+    FixtureResponse(status: 200, body: Data(#"{"items": []}"#.utf8), fault: .corruptGzip),
+    FixtureResponse(status: 200, body: Data(repeating: 0x20, count: 4096), fault: .resetMidBody),
+    FixtureResponse(status: 200, body: Data(#"{"items": []}"#.utf8), fault: .shortBody),
+    FixtureResponse(fault: .closeWithoutResponse),
+  ])
+  func everyBadResponseExitsWith1AndOneErrorLine(response: FixtureResponse) async throws {
+    let server = try FixtureHTTPServer { _ in response }
+
+    let output = try await BridgeDemoProcess.run([
+      "questions", "--base-url", server.baseURL.absoluteString,
+    ])
+
+    #expect(output.status == 1)
+    #expect(output.stdout.isEmpty)
+    #expect(output.errorLines.count == 1, "\(output.stderr)")
+    #expect(output.errorLines.first?.hasPrefix("error: ") == true, "\(output.stderr)")
+  }
+
+  @Test func questionsJSONIsOneArrayOnStandardOutput() async throws {
+    let output = try await BridgeDemoProcess.run(["questions", "--json", "--pagesize", "4"])
+
+    #expect(output.status == 0)
+    let json = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8))
+    let questions = try #require(json as? [[String: Any]])
+    #expect(questions.count == 4)
+    let first = try #require(questions.first)
+    #expect(first["question_id"] as? Int == 79_834_101)
+    #expect(
+      first["title"] as? String
+        == "Why does my OperationQueue never finish when I override \"isFinished\"?")
+    #expect(first["link"] as? String != nil)
+    #expect(first["score"] as? Int == 0)
+    #expect(first["answer_count"] as? Int == 0)
+    #expect(first["tags"] as? [String] == ["swift", "concurrency", "nsoperationqueue"])
+  }
+
+  @Test func questionsTextShowsUnescapedTitles() async throws {
+    let output = try await BridgeDemoProcess.run(["questions", "--pagesize", "3"])
+
+    #expect(output.status == 0)
+    #expect(
+      output.stdout.contains(
+        "NSPersistentContainer performBackgroundTask vs OperationQueue & priorities"))
+    #expect(output.stdout.contains("score -1 | 1 answer | ios, swift, core-data"))
+  }
+
+  @Test func coalesceReportsOneRequestForEveryCaller() async throws {
+    let output = try await BridgeDemoProcess.run(["coalesce", "--callers", "6"])
+
+    #expect(output.status == 0)
+    #expect(output.stdout.contains("3 with try await, 3 with completion handlers"))
+    #expect(output.stdout.contains("HTTP requests: 1 (counted by the embedded server)"))
+    #expect(output.stdout.contains("every caller got the page: yes, 6 of 6"))
+  }
+
+  @Test func cancelShowsEveryLayerLettingGo() async throws {
+    let output = try await BridgeDemoProcess.run(["cancel", "--after", "100"])
+
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(output.stdout.contains("caller: CancellationError"))
+    #expect(output.stdout.contains("operation: cancelled"))
+    #expect(output.stdout.contains("HTTP request: abandoned, the server saw the connection close"))
+    #expect(output.stdout.contains("queue: drained"))
+  }
+
+  @Test func tourRunsOfflineAndSucceeds() async throws {
+    let output = try await BridgeDemoProcess.run([])
+
+    #expect(output.status == 0, "\(output.stderr)")
+    for section in ["== 1. Fetch", "== 2. Coalesce", "== 3. Cancel", "Tour done"] {
+      #expect(output.stdout.contains(section))
+    }
+  }
+}

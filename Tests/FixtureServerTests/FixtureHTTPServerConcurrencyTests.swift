@@ -1,0 +1,86 @@
+import Foundation
+import OperationCore
+import Testing
+
+@testable import FixtureServer
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+// URLSession on Linux honours httpMaximumConnectionsPerHost (default 6): with the default,
+// 64 requests of 200 ms take about 2.2 s.
+private let session = makeTestSession(maxConnectionsPerHost: 64)
+
+@Suite struct FixtureHTTPServerConcurrencyTests {
+  @Test func sixtyFourSlowRequestsAreServedInParallel() async throws {
+    // Each response is held until the gate opens: all 64 requests can reach the server only if
+    // it serves them at the same time (a serial server would hold the second one back).
+    let release = ReleaseGate()
+    let server = try FixtureHTTPServer { request in
+      release.wait()
+      return FixtureResponse(body: Data(request.path.utf8))
+    }
+
+    async let results = withTaskGroup(of: (Int, FetchResult).self) { group in
+      for index in 0..<64 {
+        group.addTask { (index, await session.fetch(server.url("/slow/\(index)"))) }
+      }
+      return await group.reduce(into: [Int: FetchResult]()) { $0[$1.0] = $1.1 }
+    }
+    let allArrived = await server.waitForRequests(64, timeout: .seconds(10))
+    release.open()
+
+    #expect(allArrived, "only \(server.requestCount) of 64 requests were in the server at once")
+    let responses = await results
+    #expect(responses.count == 64)
+    for (index, result) in responses {
+      #expect(result.status == 200)
+      #expect(result.data == Data("/slow/\(index)".utf8))
+    }
+    #expect(server.requestCount == 64)
+  }
+
+  @Test func cancellingAURLSessionTaskIsSeenByTheServer() async throws {
+    let server = try FixtureHTTPServer { _ in
+      FixtureResponse(body: Data("too late".utf8), latency: .seconds(10))
+    }
+    let outcome = Recorder<FetchResult>()
+    let task = session.startFetch(URLRequest(url: server.url("/slow"))) { outcome.record($0) }
+    task.resume()
+    #expect(await server.waitForRequests(1, timeout: .seconds(2)))
+
+    // Called from plain async code: no lock held, not in a cancellation handler.
+    task.cancel()
+
+    #expect(await server.waitForAbandonedResponses(1, timeout: .seconds(1)))
+    #expect(await waitUntil { !outcome.all.isEmpty })
+    #expect(outcome.all.first?.error?.code == .cancelled)
+  }
+
+  private func waitUntil(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<500 where !condition() {
+      try? await Task.sleep(for: .milliseconds(2))
+    }
+    return condition()
+  }
+}
+
+/// Blocks the server's connection threads until the test opens it.
+private final class ReleaseGate: Sendable {
+  private let condition = NSCondition()
+  private let isOpen = Locked(false)
+
+  func wait() {
+    condition.lock()
+    defer { condition.unlock() }
+    while !isOpen.withLock({ $0 }) { condition.wait() }
+  }
+
+  func open() {
+    condition.lock()
+    defer { condition.unlock() }
+    isOpen.withLock { $0 = true }
+    condition.broadcast()
+  }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+@testable import FixtureServer
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+private let session = makeTestSession()
+
+/// Each fault as a URLSession client on Linux sees it.
+@Suite struct FixtureHTTPServerFaultTests {
+  private static let body = Data(
+    String(repeating: "{\"quota_remaining\": 42, \"items\": []}\n", count: 200).utf8)
+
+  private func fetch(fault: FixtureResponse.Fault, timeout: TimeInterval = 10) async throws
+    -> FetchResult
+  {
+    let server = try FixtureHTTPServer { _ in
+      FixtureResponse(body: Self.body, contentEncoding: .gzip, fault: fault)
+    }
+    return await session.fetch(server.url("/fault"), timeout: timeout)
+  }
+
+  @Test func resetMidBodyFailsTheRequest() async throws {
+    let result = try await fetch(fault: .resetMidBody)
+
+    #expect(result.error != nil)
+    #expect(result.data == nil)
+  }
+
+  @Test func shortBodyFailsTheRequest() async throws {
+    let result = try await fetch(fault: .shortBody)
+
+    #expect(result.error != nil)
+    #expect(result.data == nil)
+  }
+
+  @Test func corruptGzipFailsTheRequest() async throws {
+    let result = try await fetch(fault: .corruptGzip)
+
+    #expect(result.error != nil)
+    #expect(result.data == nil)
+  }
+
+  @Test func truncatedGzipLooksLikeSuccessWithPartialData() async throws {
+    let result = try await fetch(fault: .truncatedGzip)
+
+    // PLATFORM-NOTES: status 200, no error, and a prefix of the body; only decoding notices.
+    #expect(result.error == nil)
+    #expect(result.status == 200)
+    let data = try #require(result.data)
+    #expect(data.count < Self.body.count)
+    #expect(Self.body.starts(with: data))
+  }
+
+  @Test func closeWithoutResponseFailsTheRequest() async throws {
+    let result = try await fetch(fault: .closeWithoutResponse)
+
+    #expect(result.error != nil)
+    #expect(result.response == nil)
+  }
+
+  @Test func slowDripExceedsTheRequestTimeout() async throws {
+    // Linux URLSession's timeout is an idle timeout in whole seconds: it restarts whenever data
+    // arrives, so the pause between drips must be longer than the timeout.
+    let server = try FixtureHTTPServer { _ in
+      FixtureResponse(body: Self.body, fault: .slowDrip(interval: .milliseconds(1500)))
+    }
+    let clock = ContinuousClock()
+    let start = clock.now
+
+    let result = await session.fetch(server.url("/drip"), timeout: 1)
+
+    let elapsed = clock.now - start
+    #expect(result.error?.code == .timedOut)
+    // Not before the 1 s timeout; the upper bound only catches a client that waited for the
+    // whole drip (several seconds), with room for a loaded machine.
+    #expect(elapsed > .milliseconds(900) && elapsed < .seconds(6))
+    #expect(await server.waitForAbandonedResponses(1, timeout: .seconds(1)))
+  }
+
+  #if os(Linux)
+    @Test func subSecondTimeoutsExpireAtOnceOnLinux() async throws {
+      // swift-corelibs-foundation 6.3.1 truncates timeoutInterval to whole seconds: 0.9 s
+      // becomes 0 and the request fails although the response comes after 0.3 s.
+      // A canary for PLATFORM-NOTES: when it fails, the toolchain has changed.
+      let server = try FixtureHTTPServer { _ in
+        FixtureResponse(body: Self.body, latency: .milliseconds(300))
+      }
+
+      let result = await session.fetch(server.url("/quick"), timeout: 0.9)
+
+      #expect(result.error?.code == .timedOut)
+      #expect(result.data == nil)
+    }
+  #endif
+}

@@ -1,0 +1,109 @@
+import AsyncBridge
+import FixtureServer
+import OperationCore
+import Testing
+
+@testable import StackExchange
+
+@Suite struct QuestionsDataManagerBackoffTests {
+  @Test func laterCallsDuringABackoffFailFastWithoutARequest() async throws {
+    let clock = FakeClock()
+    let harness = try DataManagerHarness(
+      fixture: StackExchangeFixture(backoff: 30), backoffGate: BackoffGate { clock.now })
+
+    let first = page(of: await asyncResult(harness.dataManager, stackOverflow))
+    clock.advance(by: .seconds(10))
+    let asyncError = failure(of: await asyncResult(harness.dataManager, stackOverflow))
+    let handlerError = failure(
+      of: await handlerResult(harness.dataManager, QuestionsQuery(site: "StackOverflow")))
+
+    #expect(first?.backoff == 30)
+    let expected = BackoffError(site: "stackoverflow", retryAfter: .seconds(20))
+    #expect(asyncError as? BackoffError == expected)
+    #expect(
+      handlerError as? BackoffError == BackoffError(site: "StackOverflow", retryAfter: .seconds(20))
+    )
+    #expect(harness.questionRequests == 1)
+  }
+
+  @Test func backoffAppliesToItsSiteOnly() async throws {
+    let fixture = StackExchangeFixture(backoff: 30)
+    let harness = try DataManagerHarness(fixture: fixture)
+
+    _ = page(of: await handlerResult(harness.dataManager, stackOverflow))
+    fixture.backoff = nil
+    let otherSite = page(
+      of: await asyncResult(harness.dataManager, QuestionsQuery(site: "superuser")))
+
+    #expect(otherSite?.items.isEmpty == false)
+    #expect(harness.questionRequests == 2)
+  }
+
+  @Test func callsGoThroughAgainOnceTheBackoffHasExpired() async throws {
+    let clock = FakeClock()
+    let fixture = StackExchangeFixture(backoff: 2)
+    let harness = try DataManagerHarness(fixture: fixture, backoffGate: BackoffGate { clock.now })
+
+    _ = page(of: await asyncResult(harness.dataManager, stackOverflow))
+    fixture.backoff = nil
+    clock.advance(by: .milliseconds(1_999))
+    let tooEarly = failure(of: await asyncResult(harness.dataManager, stackOverflow))
+    clock.advance(by: .milliseconds(1))
+    let onTime = page(of: await asyncResult(harness.dataManager, stackOverflow))
+
+    #expect(
+      tooEarly as? BackoffError == BackoffError(site: "stackoverflow", retryAfter: .milliseconds(1))
+    )
+    #expect(onTime?.backoff == nil)
+    #expect(harness.questionRequests == 2)
+  }
+
+  @Test func callersSharingTheRequestThatCarriedTheBackoffAllGetThePage() async throws {
+    let harness = try DataManagerHarness(fixture: StackExchangeFixture(backoff: 30))
+    let events = harness.manager.makeEvents()
+    harness.manager.isSuspended = true
+
+    let first = Task { await asyncResult(harness.dataManager, stackOverflow) }
+    let second = Task { await handlerResult(harness.dataManager, stackOverflow) }
+    let linedUp = await registrations(2, on: events)
+    harness.manager.isSuspended = false
+
+    #expect(linedUp)
+    #expect(page(of: await first.value)?.backoff == 30)
+    #expect(page(of: await second.value)?.backoff == 30)
+    #expect(failure(of: await asyncResult(harness.dataManager, stackOverflow)) is BackoffError)
+    #expect(harness.questionRequests == 1)
+  }
+}
+
+@Suite struct BackoffGateTests {
+  @Test func absentOrNonPositiveBackoffChangesNothing() throws {
+    let gate = BackoffGate()
+
+    gate.record(backoff: nil, site: "stackoverflow")
+    gate.record(backoff: 0, site: "stackoverflow")
+    gate.record(backoff: -5, site: "stackoverflow")
+
+    try gate.checkCall(site: "stackoverflow")
+  }
+
+  @Test func aShorterLaterBackoffDoesNotShortenALongerOne() {
+    let clock = FakeClock()
+    let gate = BackoffGate { clock.now }
+
+    gate.record(backoff: 60, site: "stackoverflow")
+    gate.record(backoff: 5, site: "STACKOVERFLOW")
+
+    #expect(throws: BackoffError(site: "stackoverflow", retryAfter: .seconds(60))) {
+      try gate.checkCall(site: "stackoverflow")
+    }
+  }
+
+  @Test func descriptionRoundsTheRemainingTimeUp() {
+    let error = BackoffError(site: "superuser", retryAfter: .milliseconds(6_001))
+
+    #expect(
+      error.description
+        == "the API asked to back off: no /questions call on superuser for another 7 s")
+  }
+}

@@ -1,0 +1,67 @@
+import AsyncBridge
+import Dispatch
+import FixtureServer
+import OperationCore
+import Testing
+
+@testable import StackExchange
+
+@Suite struct QuestionsDataManagerCancellationTests {
+  @Test func alreadyCancelledTaskGetsCancellationErrorWithoutARequest() async throws {
+    let harness = try DataManagerHarness(fixture: StackExchangeFixture())
+    let events = harness.manager.makeEvents()
+
+    let cancelled = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return try await harness.dataManager.questions(stackOverflow)
+    }
+    let error = failure(of: await within { await cancelled.result })
+    // A later call's request is the first event and the first request the server sees.
+    let later = page(of: await asyncResult(harness.dataManager, stackOverflow))
+
+    #expect(error is CancellationError, "got \(String(describing: error))")
+    #expect(later != nil)
+    #expect(harness.server.requestCount == 1)
+    let firstEvent = await within { await events.first { _ in true } }
+    #expect(firstEvent??.kind == .enqueued)
+    #expect(firstEvent??.waiterCount == 1)
+  }
+
+  @Test func cancellingTheOnlyCallerMidRequestClosesTheConnection() async throws {
+    let harness = try DataManagerHarness(fixture: StackExchangeFixture(latency: .seconds(10)))
+
+    let caller = Task { try await harness.dataManager.questions(stackOverflow) }
+    #expect(await harness.server.waitForRequests(1, timeout: .seconds(5)))
+    caller.cancel()
+    let error = failure(of: await within { await caller.result })
+
+    #expect(error is CancellationError, "got \(String(describing: error))")
+    #expect(await harness.server.waitForAbandonedResponses(1, timeout: .seconds(5)))
+    #expect(await within { (try? await harness.manager.waitUntilIdle()) != nil } == true)
+  }
+
+  @Test func cancellingOneOfSeveralCallersKeepsTheRequestForTheOthers() async throws {
+    // The server holds its answer until the test has seen the first caller leave.
+    let release = DispatchSemaphore(value: 0)
+    let fixture = StackExchangeFixture()
+    let harness = try DataManagerHarness { request in
+      _ = release.wait(timeout: .now() + 5)
+      return fixture.respond(to: request)
+    }
+    let events = harness.manager.makeEvents()
+
+    let leaving = Task { try await harness.dataManager.questions(stackOverflow) }
+    let staying = Task { try await harness.dataManager.questions(stackOverflow) }
+    let linedUp = await registrations(2, on: events)
+    leaving.cancel()
+    let leavingError = failure(of: await within { await leaving.result })
+    release.signal()
+    let stayingPage = page(of: await within { await staying.result })
+
+    #expect(linedUp)
+    #expect(leavingError is CancellationError, "got \(String(describing: leavingError))")
+    #expect(stayingPage?.items.count == 5)
+    #expect(harness.questionRequests == 1)
+    #expect(harness.server.abandonedResponseCount == 0)
+  }
+}

@@ -1,0 +1,48 @@
+import FixtureServer
+import Foundation
+import OperationCore
+
+@testable import StackExchange
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// One session for every data manager test: sessions are made once and reused (PLATFORM-NOTES).
+let testSession = URLSession.makeNetworkingSession(timeout: .seconds(10))
+
+/// A data manager wired to its own loopback fixture server and queue manager.
+struct DataManagerHarness {
+  let server: FixtureHTTPServer
+  let manager: OperationQueueManager
+  let dataManager: QuestionsDataManager
+
+  /// A harness whose server answers with `responder`.
+  init(
+    session: URLSession = testSession,
+    requestTimeout: Duration? = .seconds(10),
+    backoffGate: BackoffGate = BackoffGate(),
+    responder: @escaping @Sendable (FixtureRequest) -> FixtureResponse
+  ) throws {
+    server = try FixtureHTTPServer(responder: responder)
+    manager = OperationQueueManager(name: "DataManagerTests")
+    dataManager = QuestionsDataManager(
+      manager: manager, baseURL: server.baseURL, session: session, decoder: JSONDecoder(),
+      requestTimeout: requestTimeout, backoffGate: backoffGate)
+  }
+
+  /// A harness whose server is the StackExchange fixture.
+  init(
+    fixture: StackExchangeFixture, requestTimeout: Duration? = .seconds(10),
+    backoffGate: BackoffGate = BackoffGate()
+  ) throws {
+    try self.init(
+      requestTimeout: requestTimeout, backoffGate: backoffGate, responder: fixture.respond(to:))
+  }
+
+  /// `/questions` requests the server has received.
+  var questionRequests: Int { server.requestCount(path: "/questions") }
+}
+
+/// The default query of these tests.
+let stackOverflow = QuestionsQuery(site: "stackoverflow", pageSize: 5)
