@@ -26,9 +26,7 @@ enum AwaitedWaiter {
     let registration = Locked(Registration<Value, Failure>.pending)
     return await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
-        let waiter = OperationWaiter<Value, Failure>(callbackQueue: nil) {
-          continuation.resume(returning: $0)
-        }
+        let waiter = OperationWaiter<Value, Failure>(continuation: continuation)
         let (operation, id) = register(waiter)
         guard let id else { return }
         let cancelledMeanwhile = registration.withLock { state in

@@ -23,7 +23,7 @@ extension ConcurrentOperation {
 
     /// Side effects of an event, performed by the caller after the lock is released.
     struct Effects {
-      var waiters: [OperationWaiter<Value, Failure>] = []
+      var waiters = WaiterList<Value, Failure>()
       var outcome: OperationOutcome<Value, Failure>?
       var stopWork = false
       /// When the queue started the operation, for event durations.
@@ -59,9 +59,7 @@ extension ConcurrentOperation {
     private(set) var phase = Phase.pending
     private(set) var outcome: OperationOutcome<Value, Failure>?
     private(set) var isCancelled = false
-    /// The waiters, and beside them (same indices) their identities.
-    private var waiters: [OperationWaiter<Value, Failure>] = []
-    private var waiterIDs: [OperationWaiter<Value, Failure>.ID] = []
+    private var waiters = WaiterList<Value, Failure>()
     private var nextWaiterID: OperationWaiter<Value, Failure>.ID = 0
     /// True while an outcome reached before the start is being delivered.
     private var isDeliveringBeforeStart = false
@@ -87,6 +85,8 @@ extension ConcurrentOperation {
 
     /// Claims the operation for one queue and registers the first waiter in the same step, so
     /// nobody can join, leave and cancel in between.
+    @inline(__always)
+
     mutating func claimForEnqueue(
       observer: (any OperationLifecycleObserver)?,
       waiter: OperationWaiter<Value, Failure>?,
@@ -98,6 +98,8 @@ extension ConcurrentOperation {
       if let outcome { return .claimed(id: nil, settled: outcome) }
       return .claimed(id: append(waiter, leavesEarly: leavesEarly), settled: nil)
     }
+
+    @inline(__always)
 
     mutating func start() -> StartAction {
       guard phase == .pending else { return .ignore }
@@ -115,6 +117,8 @@ extension ConcurrentOperation {
     }
 
     /// The work ended (called by the subclass through `finish`). A second call is a no-op.
+    @inline(__always)
+
     mutating func finish(with result: OperationOutcome<Value, Failure>) -> Effects {
       var effects = Effects()
       if outcome == nil {
@@ -130,6 +134,8 @@ extension ConcurrentOperation {
     /// Cancellation was requested. Waiters get `CancellationError` at once; an executing
     /// operation is told to stop its work and, if `finishIfExecuting`, reported finished.
     /// A pending operation is never reported finished here: its queue must start it first.
+    @inline(__always)
+
     mutating func cancel(finishIfExecuting: Bool) -> Effects {
       guard phase != .finished, !isCancelled else { return Effects() }
       isCancelled = true
@@ -147,6 +153,8 @@ extension ConcurrentOperation {
 
     /// The timeout expired while executing: waiters get the timeout error, the work is told to
     /// stop, and the queue slot is released.
+    @inline(__always)
+
     mutating func timeOut(_ error: OperationTimeoutError) -> Effects {
       guard phase == .executing, outcome == nil else { return Effects() }
       isCancelled = true
@@ -159,6 +167,8 @@ extension ConcurrentOperation {
 
     /// Delivery of an outcome reached before the start has ended; true when the queue started
     /// the operation meanwhile and it must now be reported finished.
+    @inline(__always)
+
     mutating func deliveryEnded() -> Bool {
       isDeliveringBeforeStart = false
       guard phase == .startedDuringDelivery else { return false }
@@ -168,6 +178,8 @@ extension ConcurrentOperation {
 
     /// Adds a waiter to work that is still open. Returns nil (and adds nothing) when the
     /// operation is cancelled or settled: such work is never joined.
+    @inline(__always)
+
     mutating func join(
       _ waiter: OperationWaiter<Value, Failure>?, leavesEarly: Bool
     ) -> OperationWaiter<Value, Failure>.ID? {
@@ -176,6 +188,8 @@ extension ConcurrentOperation {
     }
 
     /// Adds a waiter; if the operation has settled already, returns the outcome to deliver now.
+    @inline(__always)
+
     mutating func addWaiter(
       _ waiter: OperationWaiter<Value, Failure>, leavesEarly: Bool
     ) -> (id: OperationWaiter<Value, Failure>.ID?, settled: OperationOutcome<Value, Failure>?) {
@@ -184,12 +198,14 @@ extension ConcurrentOperation {
     }
 
     /// Removes a waiter that no longer wants the value.
+    @inline(__always)
+
     mutating func removeWaiter(_ id: OperationWaiter<Value, Failure>.ID) -> Departure {
-      guard let index = waiterIDs.lastIndex(of: id) else { return .alreadyResumed }
-      waiterIDs.remove(at: index)
-      let waiter = waiters.remove(at: index)
+      guard let waiter = waiters.remove(id: id) else { return .alreadyResumed }
       return .left(waiter, cancelOperation: waiters.isEmpty && !hasPermanentInterest)
     }
+
+    @inline(__always)
 
     private mutating func append(
       _ waiter: OperationWaiter<Value, Failure>?, leavesEarly: Bool
@@ -198,11 +214,12 @@ extension ConcurrentOperation {
       let id = nextWaiterID
       nextWaiterID &+= 1
       if let waiter {
-        waiters.append(waiter)
-        waiterIDs.append(id)
+        waiters.append(waiter, id: id)
       }
       return id
     }
+
+    @inline(__always)
 
     private mutating func settle(_ result: OperationOutcome<Value, Failure>) -> Effects {
       outcome = result
@@ -215,8 +232,7 @@ extension ConcurrentOperation {
       }
       // Moved, not copied: settling is on every operation's hot path.
       effects.waiters = waiters
-      waiters = []
-      waiterIDs = []
+      waiters = WaiterList()
       return effects
     }
   }

@@ -28,9 +28,8 @@ import Foundation
 /// **Readiness.** `isReady` is `Operation`'s own, so dependencies work as usual; a cancelled
 /// operation becomes ready at once and finishes without running ``main()``.
 open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unchecked Sendable {
-  // State lives in `state`, guarded by its lock; `priorityLock` serialises priority changes.
+  // State lives in `state`, guarded by its lock.
   private let state = Locked(StateMachine())
-  private let priorityLock = NSLock()
 
   /// The key identical requests share, namespaced by this operation's class and value type;
   /// nil when the operation never coalesces.
@@ -164,8 +163,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     _ handler: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) {
     addWaiter(
-      OperationWaiter(callbackQueue: callbackQueue) { handler($0.untypedResult) },
-      leavesEarly: false)
+      OperationWaiter(callbackQueue: callbackQueue, untypedResult: handler), leavesEarly: false)
   }
 
   /// Adds a waiter; delivers at once (on its callback queue) if the operation has settled.
@@ -217,7 +215,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// Raises the operation's queue priority to at least `priority`, or with `exactly` sets it.
   package final func applyPriority(_ priority: Operation.QueuePriority, exactly: Bool = false) {
     // A leaf lock: Foundation's setter re-sorts the queue and never calls back into this class.
-    priorityLock.withLock {
+    priorityChangeLock.withLock {
       if exactly || queuePriority.rawValue < priority.rawValue { queuePriority = priority }
     }
   }
@@ -232,7 +230,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
         self, key: coalescingKey, completion: outcome.completion,
         waiterCount: effects.waiters.count,
         duration: effects.startedAt.map { .now - $0 })
-      for waiter in effects.waiters { waiter.resume(with: outcome) }
+      effects.waiters.resumeAll(with: outcome)
       if effects.reportsDeliveryEnd {
         // Read the observer again: the operation may have been enqueued since it settled.
         let (finishNow, observer) = state.withLock { ($0.deliveryEnded(), $0.observer) }
@@ -245,10 +243,16 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     }
     if effects.stopWork { operationWasCancelled() }
     if case .finishedFromExecuting = effects.queueNotification {
-      willChangeValue(forKey: "isExecuting")
-      willChangeValue(forKey: "isFinished")
-      didChangeValue(forKey: "isExecuting")
-      didChangeValue(forKey: "isFinished")
+      #if canImport(Darwin)
+        willChangeValue(forKey: "isExecuting")
+        willChangeValue(forKey: "isFinished")
+        didChangeValue(forKey: "isExecuting")
+        didChangeValue(forKey: "isFinished")
+      #else
+        // corelibs acts on "isExecuting" only when it turns true, and on "isFinished" alone to
+        // finish (Operation.swift, observeValue): skip the notification it would ignore.
+        didChangeValue(forKey: "isFinished")
+      #endif
       observer?.operationDidFinish(self)
     }
   }
@@ -287,6 +291,11 @@ extension ConcurrentOperation where Failure: OperationFailure {
       leavesEarly: false)
   }
 }
+
+/// Serialises priority changes made by managers (rare: a new operation, or a join asking for a
+/// higher priority), so two raises never interleave. One lock for all operations: a lock per
+/// operation would cost two allocations on every enqueue.
+private let priorityChangeLock = NSLock()
 
 extension Duration {
   /// The duration in seconds, for Dispatch deadlines.

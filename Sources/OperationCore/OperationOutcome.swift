@@ -6,6 +6,8 @@ package enum OperationOutcome<Value: Sendable, Failure: Error>: Sendable {
   case timedOut(OperationTimeoutError)
 
   /// The outcome as an untyped result: cancellation is `CancellationError`.
+  @inline(__always)
+
   package var untypedResult: Result<Value, any Error> {
     switch self {
     case .success(let value): .success(value)
@@ -16,6 +18,8 @@ package enum OperationOutcome<Value: Sendable, Failure: Error>: Sendable {
   }
 
   /// The event kind that reports this outcome.
+  @inline(__always)
+
   package var completion: OperationEvent.Completion {
     switch self {
     case .success: .success
@@ -28,6 +32,8 @@ package enum OperationOutcome<Value: Sendable, Failure: Error>: Sendable {
 
 extension OperationOutcome where Failure: OperationFailure {
   /// The outcome as a typed result: cancellation and timeout go through `OperationFailure`.
+  @inline(__always)
+
   package var typedResult: Result<Value, Failure> {
     switch self {
     case .success(let value): .success(value)
@@ -40,6 +46,8 @@ extension OperationOutcome where Failure: OperationFailure {
 
 extension OperationOutcome {
   /// Makes an outcome from a work result.
+  @inline(__always)
+
   package init(_ result: Result<Value, Failure>) {
     switch result {
     case .success(let value): self = .success(value)

@@ -29,9 +29,8 @@ extension OperationQueueManager {
     callbackQueue: CallbackQueue? = nil,
     completion: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) -> ConcurrentOperation<Value, Failure> {
-    let waiter = OperationWaiter<Value, Failure>(callbackQueue: callbackQueue) {
-      completion($0.untypedResult)
-    }
+    let waiter = OperationWaiter<Value, Failure>(
+      callbackQueue: callbackQueue, untypedResult: completion)
     return admit(operation, waiter: waiter, leavesEarly: false, priority: priority).operation
   }
 
