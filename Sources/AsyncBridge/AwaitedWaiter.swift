@@ -8,65 +8,56 @@ import OperationCore
 /// handler removes it (and then resumes it with cancellation). Only one of them can take it out.
 enum AwaitedWaiter {
   /// Where the registration stands, shared by the registering code and the cancellation handler.
-  private enum Registration<Value: Sendable, Failure: Error> {
+  private enum Registration {
     case pending
-    case registered(ConcurrentOperation<Value, Failure>, OperationWaiter<Value, Failure>.ID)
+    case registered(any WaiterCancelling, OperationWaiter.ID)
     case cancelled
   }
 
   /// Registers a waiter through `register` and suspends until the outcome arrives or the task
   /// is cancelled. `register` must add the waiter (or deliver to it at once) and return the
   /// operation and the waiter's identity, if it is still in the list.
-  static func outcome<Value: Sendable, Failure: Error>(
-    register: (OperationWaiter<Value, Failure>) -> (
-      ConcurrentOperation<Value, Failure>, OperationWaiter<Value, Failure>.ID?
-    )
-  ) async -> OperationOutcome<Value, Failure> {
+  static func outcome(
+    register: (OperationWaiter) -> (any WaiterCancelling, OperationWaiter.ID?)
+  ) async -> ErasedOutcome {
     if Task.isCancelled { return .cancelled }
-    let registration = Locked(Registration<Value, Failure>.pending)
+    let registration = Locked(Registration.pending)
     return await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
-        let waiter = OperationWaiter<Value, Failure>(continuation: continuation)
-        let (operation, id) = register(waiter)
+        let (operation, id) = register(OperationWaiter(continuation: continuation))
         guard let id else { return }
         let cancelledMeanwhile = registration.withLock { state in
           if case .cancelled = state { return true }
           state = .registered(operation, id)
           return false
         }
-        if cancelledMeanwhile { leave(operation, id) }
+        // Leaving resumes the waiter with cancellation (before cancelling the operation, if it
+        // was the last waiter), unless the operation got to it first.
+        if cancelledMeanwhile { operation.cancelWaiter(id) }
       }
     } onCancel: {
-      let registered = registration.withLock {
-        state -> (ConcurrentOperation<Value, Failure>, OperationWaiter<Value, Failure>.ID)? in
+      let registered = registration.withLock { state -> (any WaiterCancelling, UInt64)? in
         defer { state = .cancelled }
         if case .registered(let operation, let id) = state { return (operation, id) }
         return nil
       }
-      if let (operation, id) = registered { leave(operation, id) }
+      if let (operation, id) = registered { operation.cancelWaiter(id) }
     }
   }
-
-  /// Takes the waiter out of the operation and resumes it with cancellation (before the
-  /// operation itself is cancelled, if it was the last waiter), unless the operation got to
-  /// it first.
-  private static func leave<Value: Sendable, Failure: Error>(
-    _ operation: ConcurrentOperation<Value, Failure>, _ id: OperationWaiter<Value, Failure>.ID
-  ) {
-    operation.cancelWaiter(id)
-  }
 }
 
-extension OperationOutcome {
+extension ErasedOutcome {
   /// The value, or the untyped error (`CancellationError` for cancellation).
-  func untypedValue() throws -> Value {
-    try untypedResult.get()
+  func untypedValue<Value: Sendable, Failure: Error>(
+    of operation: ConcurrentOperation<Value, Failure>
+  ) throws -> Value {
+    try typed(Value.self, Failure.self).untypedResult.get()
   }
-}
 
-extension OperationOutcome where Failure: OperationFailure {
   /// The value, or the typed failure.
-  func typedValue() throws(Failure) -> Value {
-    try typedResult.get()
+  func typedValue<Value: Sendable, Failure: OperationFailure>(
+    of operation: ConcurrentOperation<Value, Failure>
+  ) throws(Failure) -> Value {
+    try typed(Value.self, Failure.self).typedResult.get()
   }
 }

@@ -10,10 +10,10 @@ extension ConcurrentOperation {
   /// - Returns: The operation's value.
   /// - Throws: The operation's failure, `CancellationError` or ``OperationTimeoutError``.
   public func value() async throws -> Value {
-    try await outcome().untypedValue()
+    try await outcome().untypedValue(of: self)
   }
 
-  fileprivate func outcome() async -> OperationOutcome<Value, Failure> {
+  fileprivate func outcome() async -> ErasedOutcome {
     await AwaitedWaiter.outcome { waiter in
       (self, addWaiter(waiter, leavesEarly: true))
     }
@@ -28,6 +28,6 @@ extension ConcurrentOperation where Failure: OperationFailure {
   /// - Returns: The operation's value.
   /// - Throws: The operation's typed failure.
   public func value() async throws(Failure) -> Value {
-    try await outcome().typedValue()
+    try await outcome().typedValue(of: self)
   }
 }

@@ -24,7 +24,7 @@ extension OperationQueueManager {
     _ operation: ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil
   ) async throws -> Value {
-    try await outcome(of: operation, priority: priority).untypedValue()
+    try await outcome(of: operation, priority: priority).untypedValue(of: operation)
   }
 
   /// Enqueues `operation`, or joins an identical one in flight, and returns its value, with
@@ -42,7 +42,7 @@ extension OperationQueueManager {
     _ operation: ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil
   ) async throws(Failure) -> Value {
-    try await outcome(of: operation, priority: priority).typedValue()
+    try await outcome(of: operation, priority: priority).typedValue(of: operation)
   }
 
   /// Runs `body` as an operation on this manager's queue and returns its value.
@@ -71,7 +71,7 @@ extension OperationQueueManager {
   private func outcome<Value, Failure>(
     of operation: ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority?
-  ) async -> OperationOutcome<Value, Failure> {
+  ) async -> ErasedOutcome {
     await AwaitedWaiter.outcome { waiter in
       let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
       let admission = admit(operation, waiter: waiter, leavesEarly: true, priority: priority)

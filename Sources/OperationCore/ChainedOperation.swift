@@ -45,8 +45,8 @@ open class ChainedOperation<Input: Sendable, Value: Sendable, Failure: Error>:
   /// operation the same way. Waits (without blocking) if upstream has not settled yet.
   public final override func main() {
     guard let upstream = upstream.withLock({ $0.take() }) else { return }
-    let waiter = OperationWaiter<Input, Failure>(callbackQueue: nil) { [self] outcome in
-      switch outcome {
+    let waiter = OperationWaiter(callbackQueue: nil) { [self] outcome in
+      switch outcome.typed(Input.self, Failure.self) {
       case .success(let input): main(input: input)
       case .failure(let failure): settle(.failure(failure))
       case .cancelled: settle(.cancelled)

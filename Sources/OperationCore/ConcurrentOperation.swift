@@ -29,7 +29,7 @@ import Foundation
 /// operation becomes ready at once and finishes without running ``main()``.
 open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unchecked Sendable {
   // State lives in `state`, guarded by its lock.
-  private let state = Locked(StateMachine())
+  private let state = Locked(OperationStateMachine())
 
   /// The key identical requests share, namespaced by this operation's class and value type;
   /// nil when the operation never coalesces.
@@ -78,7 +78,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// How the operation ended, untyped (`CancellationError` for cancellation); nil until then.
   public var result: Result<Value, any Error>? {
-    state.withLock { $0.outcome }?.untypedResult
+    state.withLock { $0.outcome }?.typed(Value.self, Failure.self).untypedResult
   }
 
   /// Starts the operation. Called by the queue; do not override (override ``main()``).
@@ -129,22 +129,26 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// Ends the operation with `result`. Only the first call counts.
   public final func finish(with result: Result<Value, Failure>) {
-    settle(OperationOutcome(result))
+    settle(erased: OperationOutcome(result).erased)
   }
 
   /// Ends the operation with a value. Only the first call counts.
   public final func finish(returning value: Value) {
-    settle(.success(value))
+    settle(erased: .success(value))
   }
 
   /// Ends the operation with a failure. Only the first call counts.
   public final func finish(throwing failure: Failure) {
-    settle(.failure(failure))
+    settle(erased: .failure(failure))
   }
 
   /// Ends the operation with an outcome, including cancellation or timeout taken over from
   /// upstream work.
   package final func settle(_ outcome: OperationOutcome<Value, Failure>) {
+    settle(erased: outcome.erased)
+  }
+
+  private func settle(erased outcome: ErasedOutcome) {
     let (effects, observer) = state.withLock { ($0.finish(with: outcome), $0.observer) }
     perform(effects, observer: observer)
   }
@@ -163,14 +167,14 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     _ handler: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) {
     addWaiter(
-      OperationWaiter(callbackQueue: callbackQueue, untypedResult: handler), leavesEarly: false)
+      makeWaiter(callbackQueue: callbackQueue, untypedResult: handler), leavesEarly: false)
   }
 
   /// Adds a waiter; delivers at once (on its callback queue) if the operation has settled.
   @discardableResult
   package final func addWaiter(
-    _ waiter: OperationWaiter<Value, Failure>, leavesEarly: Bool
-  ) -> OperationWaiter<Value, Failure>.ID? {
+    _ waiter: OperationWaiter, leavesEarly: Bool
+  ) -> OperationWaiter.ID? {
     let (id, settled) = state.withLock { $0.addWaiter(waiter, leavesEarly: leavesEarly) }
     if let settled { waiter.resume(with: settled) }
     return id
@@ -178,8 +182,8 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// Joins work that is still open; nil when the operation is cancelled or settled.
   package final func join(
-    _ waiter: OperationWaiter<Value, Failure>?, leavesEarly: Bool
-  ) -> (id: OperationWaiter<Value, Failure>.ID, waiterCount: Int)? {
+    _ waiter: OperationWaiter?, leavesEarly: Bool
+  ) -> (id: OperationWaiter.ID, waiterCount: Int)? {
     state.withLock { state in
       state.join(waiter, leavesEarly: leavesEarly).map { ($0, state.waiterCount) }
     }
@@ -189,7 +193,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// cancels the operation if nobody else wants its value. Returns false when the operation
   /// had already taken the waiter to resume it with its outcome.
   @discardableResult
-  package final func cancelWaiter(_ id: OperationWaiter<Value, Failure>.ID) -> Bool {
+  package final func cancelWaiter(_ id: OperationWaiter.ID) -> Bool {
     switch state.withLock({ $0.removeWaiter(id) }) {
     case .alreadyResumed:
       return false
@@ -204,9 +208,9 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// waiter registers an interest that never leaves).
   final func claimForEnqueue(
     observer: (any OperationLifecycleObserver)?,
-    waiter: OperationWaiter<Value, Failure>?,
+    waiter: OperationWaiter?,
     leavesEarly: Bool
-  ) -> StateMachine.Claim {
+  ) -> OperationStateMachine.Claim {
     state.withLock {
       $0.claimForEnqueue(observer: observer, waiter: waiter, leavesEarly: leavesEarly)
     }
@@ -220,10 +224,20 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     }
   }
 
+  /// Makes a waiter that hands an untyped result to `handler`.
+  package final func makeWaiter(
+    callbackQueue: CallbackQueue?,
+    untypedResult handler: @escaping @Sendable (Result<Value, any Error>) -> Void
+  ) -> OperationWaiter {
+    OperationWaiter(callbackQueue: callbackQueue) {
+      handler($0.typed(Value.self, Failure.self).untypedResult)
+    }
+  }
+
   // MARK: Effects
 
   private func perform(
-    _ effects: StateMachine.Effects, observer: (any OperationLifecycleObserver)?
+    _ effects: OperationStateMachine.Effects, observer: (any OperationLifecycleObserver)?
   ) {
     if let outcome = effects.outcome {
       observer?.operationDidSettle(
@@ -273,7 +287,7 @@ extension ConcurrentOperation where Failure: OperationFailure {
   /// How the operation ended, typed (cancellation and timeout through ``OperationFailure``);
   /// nil until then.
   public var typedResult: Result<Value, Failure>? {
-    state.withLock { $0.outcome }?.typedResult
+    state.withLock { $0.outcome }?.typed(Value.self, Failure.self).typedResult
   }
 
   /// Adds a typed completion handler, called exactly once with the operation's result.
@@ -287,7 +301,9 @@ extension ConcurrentOperation where Failure: OperationFailure {
     _ handler: @escaping @Sendable (Result<Value, Failure>) -> Void
   ) {
     addWaiter(
-      OperationWaiter(callbackQueue: callbackQueue) { handler($0.typedResult) },
+      OperationWaiter(callbackQueue: callbackQueue) {
+        handler($0.typed(Value.self, Failure.self).typedResult)
+      },
       leavesEarly: false)
   }
 }
@@ -296,6 +312,16 @@ extension ConcurrentOperation where Failure: OperationFailure {
 /// higher priority), so two raises never interleave. One lock for all operations: a lock per
 /// operation would cost two allocations on every enqueue.
 private let priorityChangeLock = NSLock()
+
+/// An operation from which a waiter can leave early, seen without its generic parameters.
+package protocol WaiterCancelling: AnyObject, Sendable {
+  /// Removes the waiter, resumes it with cancellation and cancels the operation if it was the
+  /// last one; false when the operation had already taken it.
+  @discardableResult
+  func cancelWaiter(_ id: OperationWaiter.ID) -> Bool
+}
+
+extension ConcurrentOperation: WaiterCancelling {}
 
 extension Duration {
   /// The duration in seconds, for Dispatch deadlines.

@@ -6,8 +6,6 @@ package enum OperationOutcome<Value: Sendable, Failure: Error>: Sendable {
   case timedOut(OperationTimeoutError)
 
   /// The outcome as an untyped result: cancellation is `CancellationError`.
-  @inline(__always)
-
   package var untypedResult: Result<Value, any Error> {
     switch self {
     case .success(let value): .success(value)
@@ -17,23 +15,19 @@ package enum OperationOutcome<Value: Sendable, Failure: Error>: Sendable {
     }
   }
 
-  /// The event kind that reports this outcome.
-  @inline(__always)
-
-  package var completion: OperationEvent.Completion {
+  /// The outcome with its value type erased, for storage and delivery.
+  package var erased: ErasedOutcome {
     switch self {
-    case .success: .success
-    case .failure: .failure
+    case .success(let value): .success(value)
+    case .failure(let error): .failure(error)
     case .cancelled: .cancelled
-    case .timedOut: .timedOut
+    case .timedOut(let error): .timedOut(error)
     }
   }
 }
 
 extension OperationOutcome where Failure: OperationFailure {
   /// The outcome as a typed result: cancellation and timeout go through `OperationFailure`.
-  @inline(__always)
-
   package var typedResult: Result<Value, Failure> {
     switch self {
     case .success(let value): .success(value)
@@ -46,8 +40,6 @@ extension OperationOutcome where Failure: OperationFailure {
 
 extension OperationOutcome {
   /// Makes an outcome from a work result.
-  @inline(__always)
-
   package init(_ result: Result<Value, Failure>) {
     switch result {
     case .success(let value): self = .success(value)

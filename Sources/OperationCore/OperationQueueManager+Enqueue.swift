@@ -7,7 +7,7 @@ extension OperationQueueManager {
     package let operation: ConcurrentOperation<Value, Failure>
     /// The waiter's identity on `operation`, to leave early; nil when no waiter was given or
     /// the outcome was delivered at once.
-    package let waiterID: OperationWaiter<Value, Failure>.ID?
+    package let waiterID: OperationWaiter.ID?
     /// Whether the request joined work already in flight.
     package let joined: Bool
   }
@@ -29,8 +29,7 @@ extension OperationQueueManager {
     callbackQueue: CallbackQueue? = nil,
     completion: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) -> ConcurrentOperation<Value, Failure> {
-    let waiter = OperationWaiter<Value, Failure>(
-      callbackQueue: callbackQueue, untypedResult: completion)
+    let waiter = operation.makeWaiter(callbackQueue: callbackQueue, untypedResult: completion)
     return admit(operation, waiter: waiter, leavesEarly: false, priority: priority).operation
   }
 
@@ -50,8 +49,8 @@ extension OperationQueueManager {
     callbackQueue: CallbackQueue? = nil,
     completion: @escaping @Sendable (Result<Value, Failure>) -> Void
   ) -> ConcurrentOperation<Value, Failure> {
-    let waiter = OperationWaiter<Value, Failure>(callbackQueue: callbackQueue) {
-      completion($0.typedResult)
+    let waiter = OperationWaiter(callbackQueue: callbackQueue) {
+      completion($0.typed(Value.self, Failure.self).typedResult)
     }
     return admit(operation, waiter: waiter, leavesEarly: false, priority: priority).operation
   }
@@ -74,7 +73,7 @@ extension OperationQueueManager {
   /// wants the value, the operation is cancelled.
   package func admit<Value, Failure>(
     _ operation: ConcurrentOperation<Value, Failure>,
-    waiter: OperationWaiter<Value, Failure>?,
+    waiter: OperationWaiter?,
     leavesEarly: Bool,
     priority: Operation.QueuePriority?
   ) -> Admission<Value, Failure> {
@@ -123,7 +122,7 @@ extension OperationQueueManager {
 /// What `admit` decided under the manager's lock.
 private enum AdmissionDecision<Value: Sendable, Failure: Error> {
   case joined(
-    ConcurrentOperation<Value, Failure>, id: OperationWaiter<Value, Failure>.ID, waiterCount: Int)
+    ConcurrentOperation<Value, Failure>, id: OperationWaiter.ID, waiterCount: Int)
   case rejected
-  case fresh(id: OperationWaiter<Value, Failure>.ID?, settled: OperationOutcome<Value, Failure>?)
+  case fresh(id: OperationWaiter.ID?, settled: ErasedOutcome?)
 }

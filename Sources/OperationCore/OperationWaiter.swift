@@ -1,15 +1,15 @@
 /// One caller waiting for an operation's outcome: an entry in the operation's flat waiter list.
 ///
-/// The common callers (a completion handler taking an untyped result, an awaiting task's
-/// continuation) are stored as they are, so registering them allocates no wrapper closure.
-package struct OperationWaiter<Value: Sendable, Failure: Error>: Sendable {
+/// Not generic: it receives the type-erased outcome, so storing, moving and resuming waiters
+/// needs no generic metadata. An awaiting task's continuation is stored as it is, with no
+/// wrapper closure.
+package struct OperationWaiter: Sendable {
   /// Identifies the waiter so it can leave before the operation settles.
   package typealias ID = UInt64
 
   private enum Delivery: Sendable {
-    case outcome(@Sendable (OperationOutcome<Value, Failure>) -> Void)
-    case untypedResult(@Sendable (Result<Value, any Error>) -> Void)
-    case continuation(CheckedContinuation<OperationOutcome<Value, Failure>, Never>)
+    case handler(@Sendable (ErasedOutcome) -> Void)
+    case continuation(CheckedContinuation<ErasedOutcome, Never>)
   }
 
   private let callbackQueue: CallbackQueue?
@@ -17,32 +17,20 @@ package struct OperationWaiter<Value: Sendable, Failure: Error>: Sendable {
 
   /// Creates a waiter that receives the outcome on `callbackQueue`, or on the settling thread.
   package init(
-    callbackQueue: CallbackQueue?,
-    deliver: @escaping @Sendable (OperationOutcome<Value, Failure>) -> Void
+    callbackQueue: CallbackQueue?, deliver: @escaping @Sendable (ErasedOutcome) -> Void
   ) {
     self.callbackQueue = callbackQueue
-    self.delivery = .outcome(deliver)
-  }
-
-  /// Creates a waiter that receives the untyped result (`CancellationError` for cancellation).
-  package init(
-    callbackQueue: CallbackQueue?,
-    untypedResult handler: @escaping @Sendable (Result<Value, any Error>) -> Void
-  ) {
-    self.callbackQueue = callbackQueue
-    self.delivery = .untypedResult(handler)
+    self.delivery = .handler(deliver)
   }
 
   /// Creates a waiter that resumes an awaiting task, on the settling thread.
-  package init(continuation: CheckedContinuation<OperationOutcome<Value, Failure>, Never>) {
+  package init(continuation: CheckedContinuation<ErasedOutcome, Never>) {
     self.callbackQueue = nil
     self.delivery = .continuation(continuation)
   }
 
   /// Hands `outcome` to the waiter. Call it outside any lock.
-  @inline(__always)
-
-  package func resume(with outcome: OperationOutcome<Value, Failure>) {
+  package func resume(with outcome: ErasedOutcome) {
     if let callbackQueue {
       callbackQueue.execute { [delivery] in Self.deliver(outcome, to: delivery) }
     } else {
@@ -50,12 +38,9 @@ package struct OperationWaiter<Value: Sendable, Failure: Error>: Sendable {
     }
   }
 
-  @inline(__always)
-
-  private static func deliver(_ outcome: OperationOutcome<Value, Failure>, to delivery: Delivery) {
+  private static func deliver(_ outcome: ErasedOutcome, to delivery: Delivery) {
     switch delivery {
-    case .outcome(let deliver): deliver(outcome)
-    case .untypedResult(let handler): handler(outcome.untypedResult)
+    case .handler(let deliver): deliver(outcome)
     case .continuation(let continuation): continuation.resume(returning: outcome)
     }
   }

@@ -1,10 +1,9 @@
 /// An operation's flat list of waiters, in arrival order.
 ///
 /// The first waiter is kept inline: most operations have exactly one, and an inline entry
-/// costs no allocation on the enqueue and settle path. Identities sit in arrays beside the
-/// waiters rather than in tuples, whose metadata generic code would look up at run time.
-struct WaiterList<Value: Sendable, Failure: Error>: Sendable {
-  typealias Waiter = OperationWaiter<Value, Failure>
+/// costs no allocation on the enqueue and settle path.
+struct WaiterList: Sendable {
+  typealias Waiter = OperationWaiter
 
   private var first: Waiter?
   private var firstID: Waiter.ID = 0
@@ -12,17 +11,14 @@ struct WaiterList<Value: Sendable, Failure: Error>: Sendable {
   private var otherIDs: [Waiter.ID] = []
 
   /// How many waiters are in the list.
-  @inline(__always)
 
   var count: Int { (first == nil ? 0 : 1) + others.count }
 
   /// Whether the list is empty.
-  @inline(__always)
 
   var isEmpty: Bool { first == nil && others.isEmpty }
 
   /// Adds a waiter at the end.
-  @inline(__always)
 
   mutating func append(_ waiter: Waiter, id: Waiter.ID) {
     if first == nil && others.isEmpty {
@@ -35,7 +31,6 @@ struct WaiterList<Value: Sendable, Failure: Error>: Sendable {
   }
 
   /// Removes the waiter with `id` and returns it, or nil if it is not in the list.
-  @inline(__always)
 
   mutating func remove(id: Waiter.ID) -> Waiter? {
     if let first, firstID == id {
@@ -48,9 +43,8 @@ struct WaiterList<Value: Sendable, Failure: Error>: Sendable {
   }
 
   /// Resumes every waiter with `outcome`, in order. Call it outside any lock.
-  @inline(__always)
 
-  func resumeAll(with outcome: OperationOutcome<Value, Failure>) {
+  func resumeAll(with outcome: ErasedOutcome) {
     first?.resume(with: outcome)
     for waiter in others { waiter.resume(with: outcome) }
   }
