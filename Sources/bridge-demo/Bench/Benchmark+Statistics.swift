@@ -12,13 +12,17 @@ extension Benchmark {
       var oursMedian: Double { median(ours) }
       /// The median of ``baseline``.
       var baselineMedian: Double { median(baseline) }
-      /// The ratio of the medians (ours ÷ baseline): below 1 means we are faster.
-      var ratio: Double { oursMedian / baselineMedian }
+      /// The median of the per-round ratios (ours ÷ baseline): below 1 means we are faster.
+      ///
+      /// Each round's two runs are back to back, under the same machine conditions; on a
+      /// shared machine whose speed drifts between rounds, pairing them is steadier than
+      /// dividing the two sides' medians.
+      var ratio: Double { median(zip(ours, baseline).map { $0 / $1 }) }
     }
 
     /// Runs `ours` and `baseline` alternately: one warm-up pair that is not recorded, then
-    /// `rounds` recorded pairs (ours first in each). Each closure returns nanoseconds per
-    /// operation for one run.
+    /// `rounds` recorded pairs, which side goes first alternating from round to round. Each
+    /// closure returns nanoseconds per operation for one run.
     static func interleave(
       _ name: String,
       rounds: Int,
@@ -27,8 +31,15 @@ extension Benchmark {
     ) async throws -> Samples {
       var samples = Samples()
       for round in 0...rounds {
-        let oursValue = try await ours()
-        let baselineValue = try await baseline()
+        let oursValue: Double
+        let baselineValue: Double
+        if round.isMultiple(of: 2) {
+          oursValue = try await ours()
+          baselineValue = try await baseline()
+        } else {
+          baselineValue = try await baseline()
+          oursValue = try await ours()
+        }
         let label = round == 0 ? "warm-up" : "round \(round)/\(rounds)"
         log(
           "  \(name) \(label): ours \(Report.duration(oursValue))/op, "

@@ -20,13 +20,7 @@ enum CancelCommand {
 
   /// Runs the command.
   static func run(_ options: CancelOptions) async -> ExitCode {
-    let environment: DemoEnvironment
-    do {
-      environment = try DemoEnvironment(baseURL: options.baseURL)
-    } catch {
-      Console.error(error)
-      return .failure
-    }
+    guard let environment = DemoEnvironment.start(baseURL: options.baseURL) else { return .failure }
     Progress.report(
       "GET \(environment.requestURL(query)), cancelling the calling task after "
         + milliseconds(options.after))

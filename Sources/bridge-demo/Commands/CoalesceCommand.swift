@@ -19,13 +19,7 @@ enum CoalesceCommand {
 
   /// Runs the command.
   static func run(_ options: CoalesceOptions) async -> ExitCode {
-    let environment: DemoEnvironment
-    do {
-      environment = try DemoEnvironment(baseURL: options.baseURL)
-    } catch {
-      Console.error(error)
-      return .failure
-    }
+    guard let environment = DemoEnvironment.start(baseURL: options.baseURL) else { return .failure }
     Progress.report("\(options.callers) callers GET \(environment.requestURL(query))")
     let outcome = await demonstrate(callers: options.callers, in: environment)
     outcome.lines.forEach(Console.out)

@@ -23,6 +23,17 @@ struct DemoEnvironment {
   /// The feature under demonstration.
   let questions: QuestionsDataManager
 
+  /// An environment for `baseURL` (nil: a newly started embedded server), or nil after
+  /// reporting on stderr why the embedded server could not start.
+  static func start(baseURL: URL?) -> DemoEnvironment? {
+    do {
+      return try DemoEnvironment(baseURL: baseURL)
+    } catch {
+      Console.error(error)
+      return nil
+    }
+  }
+
   /// An environment for `baseURL`, or for a newly started embedded server when it is nil.
   ///
   /// - Throws: `FixtureServerError` when the embedded server cannot start.

@@ -5,13 +5,7 @@ enum TourCommand {
   /// Runs the tour.
   static func run() async -> ExitCode {
     let start = ContinuousClock.now
-    let environment: DemoEnvironment
-    do {
-      environment = try DemoEnvironment(baseURL: nil)
-    } catch {
-      Console.error(error)
-      return .failure
-    }
+    guard let environment = DemoEnvironment.start(baseURL: nil) else { return .failure }
     Console.out("OperationBridge tour: real HTTP through URLSession, offline")
     Console.out("StackExchange fixture server: \(environment.baseURL)")
 
