@@ -104,6 +104,10 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   ///
   /// The default implementation does nothing, so an operation that does not override it never
   /// finishes on its own: give it a ``timeout`` or cancel it.
+  ///
+  /// A cancellation or timeout may land between the start and this call, so `main()` can run
+  /// for an operation that has already settled: check `isCancelled` before starting costly
+  /// work, and expect `finish` to be a no-op then.
   open override func main() {}
 
   /// Cancels the operation: waiters receive cancellation at once, started work is told to stop

@@ -32,6 +32,17 @@ public final class OperationQueueManager: @unchecked Sendable {
 
   private let stallThresholdStorage = Locked<Duration?>(nil)
 
+  /// Suspension as callers asked for it, while ``cancelAllOperations()`` holds the queue
+  /// suspended.
+  private struct Suspension {
+    /// How many cancel-all sweeps are running.
+    var sweeps = 0
+    /// What the queue's suspension must be when the last sweep ends.
+    var suspendedAfterSweeps = false
+  }
+
+  private let suspension = Locked(Suspension())
+
   /// A manager shared by code that has no reason to own one. Prefer injecting a manager.
   public static let shared = OperationQueueManager(name: "OperationBridge.shared")
 
@@ -72,8 +83,16 @@ public final class OperationQueueManager: @unchecked Sendable {
   /// Whether the queue is suspended: pending operations do not start until it resumes.
   /// Waiters of cancelled operations are resumed even while it is suspended.
   public var isSuspended: Bool {
-    get { queue.isSuspended }
-    set { queue.isSuspended = newValue }
+    get { suspension.withLock { $0.sweeps > 0 ? $0.suspendedAfterSweeps : queue.isSuspended } }
+    set {
+      suspension.withLock { suspension in
+        if suspension.sweeps > 0 {
+          suspension.suspendedAfterSweeps = newValue
+        } else {
+          queue.isSuspended = newValue
+        }
+      }
+    }
   }
 
   /// The default quality of service for operations that do not set their own.
@@ -83,9 +102,24 @@ public final class OperationQueueManager: @unchecked Sendable {
   }
 
   /// Cancels every operation in the queue. Their waiters receive cancellation at once;
-  /// pending operations finish when the queue starts them (at once unless it is suspended).
+  /// pending operations finish without running when the queue starts them (at once unless it
+  /// is suspended).
+  ///
+  /// The queue is held suspended during the sweep: `OperationQueue` cancels in queue order, so
+  /// otherwise each executing operation that finishes on cancellation would free a slot for a
+  /// pending one to start before the sweep reached it. A suspension or resumption requested
+  /// through ``isSuspended`` meanwhile takes effect when the sweep ends.
   public func cancelAllOperations() {
-    queue.cancelAllOperations()
+    suspension.withLock { suspension in
+      if suspension.sweeps == 0 { suspension.suspendedAfterSweeps = queue.isSuspended }
+      suspension.sweeps += 1
+      queue.isSuspended = true  // Foundation only records it; nothing calls back here.
+    }
+    queue.cancelAllOperations()  // Runs waiters' callbacks: outside any lock.
+    suspension.withLock { suspension in
+      suspension.sweeps -= 1
+      if suspension.sweeps == 0 { queue.isSuspended = suspension.suspendedAfterSweeps }
+    }
   }
 
   /// How many operations enqueued through this manager have not finished yet. O(1).

@@ -39,7 +39,7 @@ import Testing
     }
     task.cancel()
     cancelled.open()
-    await expectCancellation(of: task, within: .seconds(1))
+    await expectCancellation(of: task, within: .seconds(10))
 
     #expect(manager.outstandingOperationCount == 0)
     #expect(manager.inFlightOperation(for: operation.coalescingKey!) == nil)
@@ -64,7 +64,7 @@ import Testing
     #expect(operation.isExecuting)
 
     task.cancel()
-    await expectCancellation(of: task, within: .seconds(1))
+    await expectCancellation(of: task, within: .seconds(10))
     // The only waiter left, so the operation was cancelled and told to stop, once.
     #expect(operation.isCancelled)
     #expect(operation.stopCalls.value == 1)

@@ -21,7 +21,7 @@ import Testing
     #expect(await log.wait(for: .joined, of: pending))
 
     manager.cancelAllOperations()
-    for task in tasks { await expectCancellation(of: task, within: .seconds(1)) }
+    for task in tasks { await expectCancellation(of: task, within: .seconds(10)) }
     #expect(executing.isCancelled && pending.isCancelled && other.isCancelled)
     #expect(executing.stopCalls.value == 1)
     #expect(await becomesIdle(manager))
@@ -42,8 +42,8 @@ import Testing
     #expect(await operation.started())
 
     operation.cancel()
-    for task in tasks { await expectCancellation(of: task, within: .seconds(1)) }
-    await expectCancellation(of: valueWaiter, within: .seconds(1))
+    for task in tasks { await expectCancellation(of: task, within: .seconds(10)) }
+    await expectCancellation(of: valueWaiter, within: .seconds(10))
     #expect(operation.stopCalls.value == 1)
     #expect(await becomesIdle(manager))
   }

@@ -40,7 +40,7 @@ import Testing
     }
     #expect(await started.wait())
     task.cancel()
-    await expectCancellation(of: task, within: .seconds(1))
+    await expectCancellation(of: task, within: .seconds(10))
     #expect(await innerSawCancellation.wait())
     #expect(await becomesIdle(manager))
   }
@@ -67,7 +67,7 @@ import Testing
     }
     #expect(await started.wait(untilAtLeast: 3))
     manager.cancelAllOperations()
-    for task in tasks { await expectCancellation(of: task, within: .seconds(1)) }
+    for task in tasks { await expectCancellation(of: task, within: .seconds(10)) }
     #expect(await innerSawCancellation.wait(untilAtLeast: 3))
     #expect(await becomesIdle(manager))
   }
@@ -100,7 +100,7 @@ import Testing
     #expect(await log.wait(for: .enqueued, of: second))
 
     firstTask.cancel()
-    await expectCancellation(of: firstTask, within: .seconds(1))
+    await expectCancellation(of: firstTask, within: .seconds(10))
     #expect(first.isCancelled)
     #expect(first.isExecuting)
     #expect(!first.isFinished)

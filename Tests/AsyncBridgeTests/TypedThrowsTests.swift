@@ -37,7 +37,7 @@ import Testing
     let task = typedFailure(of: operation, on: manager)
     #expect(await operation.started())
     task.cancel()
-    #expect(await value(of: task, within: .seconds(1)) == .failure(.cancelled))
+    #expect(await value(of: task, within: .seconds(10)) == .failure(.cancelled))
     #expect(operation.isCancelled)
     #expect(await becomesIdle(manager))
   }
@@ -53,7 +53,7 @@ import Testing
     }
     task.cancel()
     cancelled.open()
-    #expect(await value(of: task, within: .seconds(1)) == .failure(.cancelled))
+    #expect(await value(of: task, within: .seconds(10)) == .failure(.cancelled))
     #expect(manager.outstandingOperationCount == 0)
     #expect(operation.mainCalls.value == 0)
     #expect(!operation.isCancelled)
@@ -69,7 +69,7 @@ import Testing
     let task = typedFailure(of: operation, on: manager)
     #expect(await log.wait(for: .enqueued, of: operation))
     operation.cancel()
-    #expect(await value(of: task, within: .seconds(1)) == .failure(.cancelled))
+    #expect(await value(of: task, within: .seconds(10)) == .failure(.cancelled))
     manager.isSuspended = false
     #expect(await becomesIdle(manager))
   }

@@ -51,7 +51,7 @@ import Testing
     // Let the waiter register before cancelling, so the cancellation handler does the work.
     try await Task.sleep(for: .milliseconds(20))
     waiter.cancel()
-    await expectCancellation(of: waiter, within: .seconds(1))
+    await expectCancellation(of: waiter, within: .seconds(10))
     #expect(!operation.isCancelled)
     #expect(operation.isExecuting)
     #expect(manager.outstandingOperationCount == 1)
@@ -72,7 +72,7 @@ import Testing
     }
     waiter.cancel()
     cancelled.open()
-    await expectCancellation(of: waiter, within: .seconds(1))
+    await expectCancellation(of: waiter, within: .seconds(10))
     #expect(!operation.isCancelled)
     #expect(manager.outstandingOperationCount == 1)
     #expect(await operation.started())

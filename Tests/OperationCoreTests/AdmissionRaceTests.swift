@@ -11,13 +11,26 @@ import Testing
     manager.isSuspended = true
     let barrier = SpinBarrier(parties: 2)
     let operations = Locked<[ObjectIdentifier: Int]>([:])
-    for round in 0..<rounds {
-      DispatchQueue.concurrentPerform(iterations: 2) { _ in
-        barrier.arrive(round: round + 1)
-        let working = manager.enqueue(ManualOperation(key: round))
-        operations.withLock { $0[ObjectIdentifier(working), default: 0] += 1 }
+    let lanesDone = Gate()
+    let lanesLeft = Locked(2)
+    // Two dedicated threads, lined up before each round: spinning on the test's own thread
+    // would hold a cooperative-pool thread that other tests need.
+    for _ in 0..<2 {
+      Thread.detachNewThread {
+        for round in 0..<rounds {
+          barrier.arrive(round: round + 1)
+          let working = manager.enqueue(ManualOperation(key: round))
+          operations.withLock { $0[ObjectIdentifier(working), default: 0] += 1 }
+        }
+        if lanesLeft.withLock({ left in
+          left -= 1
+          return left == 0
+        }) {
+          lanesDone.open()
+        }
       }
     }
+    #expect(await lanesDone.wait())
     #expect(manager.outstandingOperationCount == rounds)
     #expect(operations.withLock { $0.count } == rounds)
     manager.cancelAllOperations()

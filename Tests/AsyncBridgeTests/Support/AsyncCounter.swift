@@ -34,7 +34,7 @@ final class AsyncCounter: Sendable {
 
   /// Suspends until the count is at least `target`; false if `timeout` expired first.
   /// Ignores task cancellation, so it also works as a wait that a cancelled task cannot skip.
-  func wait(untilAtLeast target: Int, timeout: Duration = .seconds(5)) async -> Bool {
+  func wait(untilAtLeast target: Int, timeout: Duration = .seconds(30)) async -> Bool {
     await withCheckedContinuation { continuation in
       let id = state.withLock { state -> UInt64? in
         guard state.value < target else { return nil }

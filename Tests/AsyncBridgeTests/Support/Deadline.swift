@@ -18,7 +18,7 @@ private final class FirstComer<Value: Sendable>: Sendable {
 /// Runs `body` in a new task and waits for it at most `timeout`. Returns nil when the time ran
 /// out: the body keeps running, but the test goes on and reports the hang instead of waiting.
 func completing<Value: Sendable>(
-  within timeout: Duration = .seconds(5), _ body: @escaping @Sendable () async -> Value
+  within timeout: Duration = .seconds(30), _ body: @escaping @Sendable () async -> Value
 ) async -> Value? {
   let first = FirstComer<Value?>()
   return await withCheckedContinuation { continuation in
@@ -37,14 +37,14 @@ func completing<Value: Sendable>(
 
 /// The result of `task`, or nil if it did not complete within `timeout`.
 func result<Success: Sendable>(
-  of task: Task<Success, any Error>, within timeout: Duration = .seconds(5)
+  of task: Task<Success, any Error>, within timeout: Duration = .seconds(30)
 ) async -> Result<Success, any Error>? {
   await completing(within: timeout) { await task.result }
 }
 
 /// The value of a non-throwing `task`, or nil if it did not complete within `timeout`.
 func value<Success: Sendable>(
-  of task: Task<Success, Never>, within timeout: Duration = .seconds(5)
+  of task: Task<Success, Never>, within timeout: Duration = .seconds(30)
 ) async -> Success? {
   await completing(within: timeout) { await task.value }
 }
@@ -52,7 +52,7 @@ func value<Success: Sendable>(
 /// Expects `task` to return `expected` within `timeout`.
 func expectValue<Success: Sendable & Equatable>(
   _ expected: Success, from task: Task<Success, any Error>,
-  within timeout: Duration = .seconds(5),
+  within timeout: Duration = .seconds(30),
   sourceLocation: SourceLocation = #_sourceLocation
 ) async {
   switch await result(of: task, within: timeout) {
@@ -67,7 +67,7 @@ func expectValue<Success: Sendable & Equatable>(
 
 /// Expects `task` to complete without throwing within `timeout`.
 func expectSuccess<Success: Sendable>(
-  of task: Task<Success, any Error>, within timeout: Duration = .seconds(5),
+  of task: Task<Success, any Error>, within timeout: Duration = .seconds(30),
   sourceLocation: SourceLocation = #_sourceLocation
 ) async {
   switch await result(of: task, within: timeout) {
@@ -82,7 +82,7 @@ func expectSuccess<Success: Sendable>(
 
 /// Expects `task` to throw `CancellationError` within `timeout`.
 func expectCancellation<Success: Sendable>(
-  of task: Task<Success, any Error>, within timeout: Duration = .seconds(5),
+  of task: Task<Success, any Error>, within timeout: Duration = .seconds(30),
   sourceLocation: SourceLocation = #_sourceLocation
 ) async {
   switch await result(of: task, within: timeout) {
@@ -98,7 +98,7 @@ func expectCancellation<Success: Sendable>(
 /// Waits (without blocking a thread) until `manager` is idle; false if that took longer than
 /// `timeout`.
 func becomesIdle(
-  _ manager: OperationQueueManager, within timeout: Duration = .seconds(5)
+  _ manager: OperationQueueManager, within timeout: Duration = .seconds(30)
 ) async -> Bool {
   await completing(within: timeout) { (try? await manager.waitUntilIdle()) != nil } ?? false
 }
@@ -106,7 +106,7 @@ func becomesIdle(
 /// Polls `condition` until it holds or `timeout` expires. Only for conditions that have no
 /// event to wait on (memory being reclaimed, say).
 func eventually(
-  within timeout: Duration = .seconds(5), _ condition: () -> Bool
+  within timeout: Duration = .seconds(30), _ condition: () -> Bool
 ) async -> Bool {
   let deadline = ContinuousClock.now + timeout
   while ContinuousClock.now < deadline {

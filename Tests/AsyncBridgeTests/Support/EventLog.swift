@@ -85,7 +85,7 @@ final class EventLog: Sendable {
   /// Waits until at least `count` events of kind `kind` were recorded for `operation`.
   func wait(
     for kind: OperationEvent.Kind, of operation: Operation, count: Int = 1,
-    timeout: Duration = .seconds(5)
+    timeout: Duration = .seconds(30)
   ) async -> Bool {
     let id = ObjectIdentifier(operation)
     return await storage.wait(
@@ -96,7 +96,7 @@ final class EventLog: Sendable {
 
   /// Waits until at least `count` recorded events satisfy `predicate`.
   func wait(
-    count: Int = 1, timeout: Duration = .seconds(5),
+    count: Int = 1, timeout: Duration = .seconds(30),
     where predicate: @escaping @Sendable (OperationEvent) -> Bool
   ) async -> Bool {
     await storage.wait(
@@ -105,7 +105,7 @@ final class EventLog: Sendable {
 
   /// Waits until every event published by `manager` so far is recorded, by running a marker
   /// operation through it and waiting for the marker's `finished` event.
-  func flush(_ manager: OperationQueueManager, timeout: Duration = .seconds(5)) async -> Bool {
+  func flush(_ manager: OperationQueueManager, timeout: Duration = .seconds(30)) async -> Bool {
     let marker = ImmediateOperation(value: 0)
     manager.enqueue(marker)
     return await wait(for: .finished(.success), of: marker, timeout: timeout)

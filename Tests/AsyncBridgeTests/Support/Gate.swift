@@ -15,7 +15,7 @@ final class Gate: Sendable {
 
   /// Suspends until the gate opens; false if `timeout` expired first.
   @discardableResult
-  func wait(timeout: Duration = .seconds(5)) async -> Bool {
+  func wait(timeout: Duration = .seconds(30)) async -> Bool {
     await counter.wait(untilAtLeast: 1, timeout: timeout)
   }
 }

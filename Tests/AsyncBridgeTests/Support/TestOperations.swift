@@ -30,7 +30,7 @@ final class HeldOperation<Failure: Error>: ConcurrentOperation<Int, Failure>, @u
   }
 
   /// Waits until the queue has started the operation; false after `timeout`.
-  func started(timeout: Duration = .seconds(5)) async -> Bool {
+  func started(timeout: Duration = .seconds(30)) async -> Bool {
     await mainCalls.wait(untilAtLeast: 1, timeout: timeout)
   }
 

@@ -49,7 +49,7 @@ final class Gate: Sendable {
   }
 
   /// Waits until the gate opens; false if `timeout` passed first.
-  func wait(timeout: Duration = .seconds(5)) async -> Bool {
+  func wait(timeout: Duration = .seconds(30)) async -> Bool {
     await withCheckedContinuation { continuation in
       let id = state.withLock { state -> UInt64? in
         if state.isOpen { return nil }

@@ -36,7 +36,7 @@ final class Recorder<Element: Sendable>: Sendable {
   }
 
   /// Waits until at least `count` values are recorded; false if `timeout` passed first.
-  func wait(forCount count: Int, timeout: Duration = .seconds(5)) async -> Bool {
+  func wait(forCount count: Int, timeout: Duration = .seconds(30)) async -> Bool {
     await withCheckedContinuation { continuation in
       let id = state.withLock { state -> UInt64? in
         if state.values.count >= count { return nil }

@@ -7,7 +7,7 @@ import OperationCore
 /// Only for "eventually" facts that have no event to wait on, such as a queue draining or an
 /// object being deallocated.
 func eventually(
-  timeout: Duration = .seconds(5), _ condition: @Sendable () -> Bool
+  timeout: Duration = .seconds(30), _ condition: @Sendable () -> Bool
 ) async -> Bool {
   let deadline = ContinuousClock.now + timeout
   while !condition() {
@@ -20,7 +20,7 @@ func eventually(
 extension OperationQueueManager {
   /// Waits until every operation enqueued through the manager has finished; false if
   /// `timeout` passed first.
-  func waitUntilIdle(timeout: Duration = .seconds(5)) async -> Bool {
+  func waitUntilIdle(timeout: Duration = .seconds(30)) async -> Bool {
     await eventually(timeout: timeout) { isIdle }
   }
 }

@@ -50,7 +50,7 @@ func networkingResult<Value>(
 /// Polls `condition` every millisecond until it holds or `timeout` passes; returns its last
 /// value. For facts with no event to wait on, such as the server noticing a closed connection.
 func pollUntil(
-  timeout: Duration = .seconds(5), _ condition: @Sendable () -> Bool
+  timeout: Duration = .seconds(30), _ condition: @Sendable () -> Bool
 ) async -> Bool {
   let deadline = ContinuousClock.now + timeout
   while !condition() {

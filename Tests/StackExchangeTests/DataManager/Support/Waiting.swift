@@ -19,7 +19,7 @@ private final class FirstArrival<Value: Sendable>: Sendable {
 /// Runs `body` and waits for it at most `timeout`; nil when the time ran out, so a hang fails
 /// the test instead of stalling it.
 func within<Value: Sendable>(
-  _ timeout: Duration = .seconds(5), _ body: @escaping @Sendable () async -> Value
+  _ timeout: Duration = .seconds(30), _ body: @escaping @Sendable () async -> Value
 ) async -> Value? {
   let first = FirstArrival<Value>()
   return await withCheckedContinuation { continuation in

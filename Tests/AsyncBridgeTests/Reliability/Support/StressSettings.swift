@@ -1,0 +1,46 @@
+import Foundation
+import OperationCore
+
+/// How much the reliability stress runs, from the environment:
+///
+/// - `RELIABILITY_SEED`: the seed (decimal or `0x…`); random when unset, printed either way.
+/// - `RELIABILITY_ROUND`: run only this round of the seed (a failure message names it).
+/// - `RELIABILITY_REPEAT`: with `RELIABILITY_ROUND`, run that round this many times (the
+///   scripts replay exactly; thread timing does not, so a rare race may need repeats).
+/// - `RELIABILITY_ROUNDS`: the most rounds to run (default 2,000).
+/// - `RELIABILITY_BUDGET`: seconds after which no new round starts, once the minimum of 25
+///   rounds has run (default 10; ThreadSanitizer runs slower, so fewer rounds fit).
+struct StressSettings {
+  var seed: UInt64
+  /// The round numbers to run, in order, as long as the budget allows.
+  var rounds: [Int]
+  var minimumRounds: Int
+  var budget: Duration
+  /// How long one round may take before it counts as a hang.
+  var hangGuard: Duration
+
+  static func fromEnvironment() -> StressSettings {
+    let environment = ProcessInfo.processInfo.environment
+    let seed = environment["RELIABILITY_SEED"].flatMap(parseSeed) ?? .random(in: 1...UInt64.max)
+    let budget = environment["RELIABILITY_BUDGET"].flatMap(Double.init) ?? 10
+    if let round = environment["RELIABILITY_ROUND"].flatMap(Int.init) {
+      let repeats = environment["RELIABILITY_REPEAT"].flatMap(Int.init) ?? 1
+      return StressSettings(
+        seed: seed, rounds: Array(repeating: round, count: max(1, repeats)),
+        minimumRounds: max(1, repeats), budget: .seconds(budget), hangGuard: .seconds(20))
+    }
+    let count = environment["RELIABILITY_ROUNDS"].flatMap(Int.init) ?? 2_000
+    return StressSettings(
+      seed: seed, rounds: Array(0..<max(1, count)), minimumRounds: min(25, max(1, count)),
+      budget: .seconds(budget), hangGuard: .seconds(20))
+  }
+
+  private static func parseSeed(_ text: String) -> UInt64? {
+    if text.hasPrefix("0x") { return UInt64(text.dropFirst(2), radix: 16) }
+    return UInt64(text)
+  }
+}
+
+/// Keeps the dispatch queues of rounds whose operation queue was not released: an operation
+/// queue does not retain its underlying queue, and must never outlive it.
+let leakedRoundMarkers = Locked<[QueueThreadMarker]>([])

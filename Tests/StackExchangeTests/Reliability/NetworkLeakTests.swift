@@ -1,0 +1,152 @@
+import AsyncBridge
+import Dispatch
+import FixtureServer
+import Foundation
+import OperationCore
+import Testing
+
+@testable import StackExchange
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The session of these tests, so that its list of tasks holds only theirs. Never invalidated
+/// (invalidating sessions has known teardown crashes in corelibs 6.3.1); tests find their
+/// task by URL.
+private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(10))
+
+/// A networking operation holds its data task while the request runs, and the task's
+/// completion handler holds the operation: a cycle that must end with the request, however it
+/// ends. Nothing else (manager, data manager) may outlive the work either. The session is
+/// injected and shared, so it is not expected to go away.
+@Suite struct NetworkLeakTests {
+  enum Ending: String, CaseIterable, Sendable {
+    case completion
+    case cancellation
+    case timeout
+    case failure
+  }
+
+  @Test(arguments: Ending.allCases)
+  func networkingOperationAndItsDataTaskAreReleased(after ending: Ending) async throws {
+    let survivors = try await Self.runNetworkingOperation(ending)
+    #expect(await holdsEventually { survivors.operation.isReleased }, "operation")
+    #expect(await holdsEventually { survivors.dataTask.isReleased }, "data task")
+    #expect(await holdsEventually { survivors.manager.isReleased }, "manager")
+  }
+
+  @Test(arguments: Ending.allCases)
+  func questionsDataManagerAndItsManagerAreReleased(after ending: Ending) async throws {
+    let survivors = try await Self.runDataManagerCall(ending)
+    #expect(await holdsEventually { survivors.dataManager.isReleased }, "data manager")
+    #expect(await holdsEventually { survivors.manager.isReleased }, "manager")
+  }
+
+  // MARK: Scenarios
+
+  private struct OperationSurvivors {
+    let operation: WeakReference<NetworkingOperation<QuestionsPage>>
+    let dataTask: WeakReference<URLSessionTask>
+    let manager: WeakReference<OperationQueueManager>
+  }
+
+  /// A response that ends as asked; for a completion or a failure, only once `release` (if
+  /// any) is signalled, so the test can find the data task first; for a cancellation or a
+  /// timeout, never in time. (A semaphore must be signalled back to its initial value before
+  /// it is released: libdispatch traps otherwise.)
+  private static func responder(
+    for ending: Ending, release: DispatchSemaphore? = nil
+  ) -> @Sendable (FixtureRequest) -> FixtureResponse {
+    { request in
+      var response = StackExchangeFixture().respond(to: request)
+      switch ending {
+      case .completion:
+        _ = release?.wait(timeout: .now() + 5)
+      case .cancellation, .timeout:
+        response.latency = .seconds(10)
+      case .failure:
+        _ = release?.wait(timeout: .now() + 5)
+        response.fault = .resetMidBody
+      }
+      return response
+    }
+  }
+
+  private static func runNetworkingOperation(_ ending: Ending) async throws -> OperationSurvivors {
+    let release = DispatchSemaphore(value: 0)
+    let server = try FixtureHTTPServer(responder: responder(for: ending, release: release))
+    let manager = OperationQueueManager(name: "leak.networking.\(ending)")
+    let url = server.url("/questions?site=stackoverflow&leak=\(ending)")
+    let operation = NetworkingOperation<QuestionsPage>(
+      request: URLRequest(url: url), session: leakSession)
+    // Long enough for the test to find the data task first, even on a loaded machine.
+    if ending == .timeout { operation.timeout = .seconds(5) }
+    let delivered = Locked<Result<QuestionsPage, any Error>?>(nil)
+    manager.enqueue(operation) { result in delivered.withLock { $0 = result } }
+
+    let found = await Self.task(for: url, within: .seconds(5))
+    release.signal()
+    let dataTask = try #require(found)
+    #expect(await server.waitForRequests(1, timeout: .seconds(5)))
+    if ending == .cancellation { operation.cancel() }
+    #expect(await holdsEventually(within: .seconds(15)) { delivered.withLock { $0 } != nil })
+    #expect(await becomesIdle(manager))
+    #expect(operation.isFinished)
+    let result = delivered.withLock { $0 }
+    switch ending {
+    case .completion: #expect((try? result?.get())?.items.isEmpty == false)
+    case .cancellation: #expect(throws: CancellationError.self) { try result?.get() }
+    case .timeout: #expect(throws: OperationTimeoutError.self) { try result?.get() }
+    case .failure: #expect(throws: NetworkingError.self) { try result?.get() }
+    }
+    // The cancelled data task must have reached its end (its handler ran) before it can go.
+    #expect(await holdsEventually { dataTask.state == .completed })
+    return OperationSurvivors(
+      operation: WeakReference(operation), dataTask: WeakReference(dataTask),
+      manager: WeakReference(manager))
+  }
+
+  /// The task of `leakSession` that requests `url`, looked for until it appears or `timeout`
+  /// passes.
+  private static func task(for url: URL, within timeout: Duration) async -> URLSessionTask? {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+      let task = await withCheckedContinuation { continuation in
+        leakSession.getAllTasks { tasks in
+          continuation.resume(returning: tasks.first { $0.originalRequest?.url == url })
+        }
+      }
+      if let task { return task }
+      try? await Task.sleep(for: .milliseconds(1))
+    }
+    return nil
+  }
+
+  private struct DataManagerSurvivors {
+    let dataManager: WeakReference<QuestionsDataManager>
+    let manager: WeakReference<OperationQueueManager>
+  }
+
+  private static func runDataManagerCall(_ ending: Ending) async throws -> DataManagerSurvivors {
+    let harness = try DataManagerHarness(
+      requestTimeout: ending == .timeout ? .milliseconds(200) : .seconds(10),
+      responder: responder(for: ending))
+    let dataManager = harness.dataManager
+    let caller = Task { try await dataManager.questions(stackOverflow) }
+    if ending == .cancellation {
+      #expect(await harness.server.waitForRequests(1, timeout: .seconds(5)))
+      caller.cancel()
+    }
+    let result = await within { await caller.result }
+    switch ending {
+    case .completion: #expect((try? result?.get())?.items.count == 5)
+    case .cancellation: #expect(throws: CancellationError.self) { try result?.get() }
+    case .timeout: #expect(throws: OperationTimeoutError.self) { try result?.get() }
+    case .failure: #expect(throws: NetworkingError.self) { try result?.get() }
+    }
+    #expect(await becomesIdle(harness.manager))
+    return DataManagerSurvivors(
+      dataManager: WeakReference(harness.dataManager), manager: WeakReference(harness.manager))
+  }
+}
