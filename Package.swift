@@ -19,11 +19,15 @@ let package = Package(
       name: "bridge-demo",
       dependencies: ["OperationCore", "AsyncBridge", "StackExchange", "FixtureServer"]
     ),
-    .testTarget(name: "OperationCoreTests", dependencies: ["OperationCore"]),
-    .testTarget(name: "AsyncBridgeTests", dependencies: ["AsyncBridge", "OperationCore"]),
+    .target(
+      name: "TestSupport", dependencies: ["OperationCore", "AsyncBridge"], path: "Tests/TestSupport"
+    ),
+    .testTarget(name: "OperationCoreTests", dependencies: ["OperationCore", "TestSupport"]),
+    .testTarget(
+      name: "AsyncBridgeTests", dependencies: ["AsyncBridge", "OperationCore", "TestSupport"]),
     .testTarget(
       name: "StackExchangeTests",
-      dependencies: ["StackExchange", "OperationCore", "AsyncBridge", "FixtureServer"]
+      dependencies: ["StackExchange", "OperationCore", "AsyncBridge", "FixtureServer", "TestSupport"]
     ),
     .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
     .testTarget(name: "BridgeDemoTests", dependencies: ["bridge-demo", "FixtureServer", "OperationCore"]),

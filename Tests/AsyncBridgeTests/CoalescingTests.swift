@@ -1,6 +1,7 @@
 import AsyncBridge
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 /// Awaiting tasks that share one coalesced operation, and their cancellation.

@@ -1,6 +1,7 @@
 import AsyncBridge
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 /// Nothing in the bridge keeps operations, managers or async operations alive once they are

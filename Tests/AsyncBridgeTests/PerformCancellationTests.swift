@@ -1,6 +1,7 @@
 import AsyncBridge
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 /// `manager.perform(_:)` and task cancellation: early (before calling in) and late (while

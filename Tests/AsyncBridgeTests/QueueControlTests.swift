@@ -1,6 +1,7 @@
 import AsyncBridge
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 /// Queue-wide cancellation, cancelling an operation directly, and priorities.

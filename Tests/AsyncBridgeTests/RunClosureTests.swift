@@ -2,6 +2,7 @@ import AsyncBridge
 import Foundation
 import OperationCore
 import Synchronization
+import TestSupport
 import Testing
 
 /// The reverse bridge: `manager.run { }` and `AsyncOperation` put async closures under queue

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import OperationCore
 import Synchronization
+import TestSupport
 import Testing
 
 /// Random interleavings of awaiting tasks, cancellation from every direction, suspension and

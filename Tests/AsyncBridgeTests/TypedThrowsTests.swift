@@ -1,6 +1,7 @@
 import AsyncBridge
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 /// The typed-throws overloads: failures, cancellation and timeouts arrive as the operation's

@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 @Suite struct ManagerTests {
@@ -108,7 +109,7 @@ import Testing
       #expect(await manager.waitUntilIdle())
       return WeakReference(manager)
     }()
-    #expect(await eventually { reference.object == nil })
+    #expect(await eventually { reference.isReleased })
   }
 
   @Test func operationIsReleasedAfterCompletionEvenIfItsHandlerCapturesIt() async throws {
@@ -128,7 +129,7 @@ import Testing
       return WeakReference(operation)
     }()
     #expect(await manager.waitUntilIdle())
-    #expect(await eventually { reference.object == nil })
+    #expect(await eventually { reference.isReleased })
   }
 
   @Test func cancelledPendingOperationIsReleasedAfterTheQueueDrains() async throws {
@@ -142,6 +143,6 @@ import Testing
     }()
     manager.isSuspended = false
     #expect(await manager.waitUntilIdle())
-    #expect(await eventually { reference.object == nil })
+    #expect(await eventually { reference.isReleased })
   }
 }

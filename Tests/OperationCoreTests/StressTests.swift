@@ -2,22 +2,8 @@ import Dispatch
 import Foundation
 import OperationCore
 import Synchronization
+import TestSupport
 import Testing
-
-/// A small, seedable generator so a failing run can be replayed (as far as threads allow).
-struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
 
 /// An operation for the stress test: it finishes in `main()`, shortly after on another thread,
 /// or only when someone finishes or cancels it. It counts its `main()` calls.
@@ -78,7 +64,7 @@ final class StressLedger: Sendable {
   }
 
   /// A recent operation most of the time, any operation otherwise.
-  func randomOperation(using rng: inout SplitMix64) -> StressOperation? {
+  func randomOperation(using rng: inout SeededGenerator) -> StressOperation? {
     let anyAge = Int.random(in: 0..<3, using: &rng) == 0
     return state.withLock { state in
       guard !state.operations.isEmpty else { return nil }
@@ -151,7 +137,7 @@ final class StressLedger: Sendable {
 
     for thread in 0..<threads {
       Thread.detachNewThread {
-        var rng = SplitMix64(seed: seed &+ UInt64(thread) &* 0x1000_0000_01B3)
+        var rng = SeededGenerator(seed: seed &+ UInt64(thread) &* 0x1000_0000_01B3)
         for _ in 0..<actionsPerThread where ContinuousClock.now < deadline {
           actionsRun.add(1, ordering: .relaxed)
           Self.performRandomAction(
@@ -217,7 +203,7 @@ final class StressLedger: Sendable {
     let done = Recorder<Int>()
 
     Thread.detachNewThread {
-      var rng = SplitMix64(seed: 0xCA9CE1)
+      var rng = SeededGenerator(seed: 0xCA9CE1)
       for round in 0..<maximumRounds {
         let old = ContinuousClock.now < deadline ? ManualOperation(key: round, value: 0) : nil
         if let old { manager.enqueue(old) }
@@ -231,7 +217,7 @@ final class StressLedger: Sendable {
       done.record(0)
     }
     Thread.detachNewThread {
-      var rng = SplitMix64(seed: 0x5EED)
+      var rng = SeededGenerator(seed: 0x5EED)
       var step = 16
       var lastWasFresh = false
       for round in 0..<maximumRounds {
@@ -272,7 +258,7 @@ final class StressLedger: Sendable {
 
   private static func performRandomAction(
     manager: OperationQueueManager, ledger: StressLedger, keys: Int,
-    callbackQueue: DispatchQueue, rng: inout SplitMix64
+    callbackQueue: DispatchQueue, rng: inout SeededGenerator
   ) {
     let mode: StressOperation.Mode =
       switch Int.random(in: 0..<10, using: &rng) {

@@ -1,5 +1,6 @@
 import AsyncBridge
 import OperationCore
+import TestSupport
 import Testing
 
 /// The bug jam protection exists for: a subclass that starts its work and never calls

@@ -2,6 +2,7 @@ import AsyncBridge
 import Dispatch
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 /// Something a completion handler captures, to see when the handler itself is released.

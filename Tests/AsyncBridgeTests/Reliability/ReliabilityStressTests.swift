@@ -2,6 +2,7 @@ import AsyncBridge
 import Dispatch
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 /// Random interleavings of every action the layer offers, from several threads and tasks at

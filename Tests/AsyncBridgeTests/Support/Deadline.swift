@@ -1,39 +1,7 @@
 import AsyncBridge
 import OperationCore
+import TestSupport
 import Testing
-
-/// Holds a continuation until the first of several racers takes it.
-private final class FirstComer<Value: Sendable>: Sendable {
-  private let continuation = Locked<CheckedContinuation<Value, Never>?>(nil)
-
-  func arm(_ continuation: CheckedContinuation<Value, Never>) {
-    self.continuation.withLock { $0 = continuation }
-  }
-
-  func resume(returning value: Value) {
-    continuation.withLock { $0.take() }?.resume(returning: value)
-  }
-}
-
-/// Runs `body` in a new task and waits for it at most `timeout`. Returns nil when the time ran
-/// out: the body keeps running, but the test goes on and reports the hang instead of waiting.
-func completing<Value: Sendable>(
-  within timeout: Duration = .seconds(30), _ body: @escaping @Sendable () async -> Value
-) async -> Value? {
-  let first = FirstComer<Value?>()
-  return await withCheckedContinuation { continuation in
-    first.arm(continuation)
-    let timer = Task {
-      try? await Task.sleep(for: timeout)
-      first.resume(returning: nil)
-    }
-    Task {
-      let value = await body()
-      first.resume(returning: value)
-      timer.cancel()
-    }
-  }
-}
 
 /// The result of `task`, or nil if it did not complete within `timeout`.
 func result<Success: Sendable>(
@@ -93,25 +61,4 @@ func expectCancellation<Success: Sendable>(
   case .failure(let error)?:
     #expect(error is CancellationError, "got \(error)", sourceLocation: sourceLocation)
   }
-}
-
-/// Waits (without blocking a thread) until `manager` is idle; false if that took longer than
-/// `timeout`.
-func becomesIdle(
-  _ manager: OperationQueueManager, within timeout: Duration = .seconds(30)
-) async -> Bool {
-  await completing(within: timeout) { (try? await manager.waitUntilIdle()) != nil } ?? false
-}
-
-/// Polls `condition` until it holds or `timeout` expires. Only for conditions that have no
-/// event to wait on (memory being reclaimed, say).
-func eventually(
-  within timeout: Duration = .seconds(30), _ condition: () -> Bool
-) async -> Bool {
-  let deadline = ContinuousClock.now + timeout
-  while ContinuousClock.now < deadline {
-    if condition() { return true }
-    try? await Task.sleep(for: .milliseconds(1))
-  }
-  return condition()
 }

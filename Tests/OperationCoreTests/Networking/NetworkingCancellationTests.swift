@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -28,7 +29,7 @@ import Testing
     let operation = operation("/hang")
     let delivered = Locked<Result<NetworkingPayload, any Error>?>(nil)
     manager.enqueue(operation) { result in delivered.withLock { $0 = result } }
-    #expect(await pollUntil { server.requestCount("/hang") == 1 })
+    #expect(await eventually { server.requestCount("/hang") == 1 })
 
     operation.cancel()
 
@@ -38,17 +39,17 @@ import Testing
     #expect(throws: CancellationError.self) { try outcome.get() }
     #expect(operation.isFinished)
     // The data task was cancelled: the server sees the client close the connection.
-    #expect(await pollUntil { server.connectionsClosedByClient == 1 })
+    #expect(await eventually { server.connectionsClosedByClient == 1 })
   }
 
   @Test func cancellingAnAwaitingCallerResumesItWithCancellationError() async throws {
     defer { server.stop() }
     let operation = operation("/hang")
     let waiter = Task { await networkingResult(of: operation, on: manager) }
-    #expect(await pollUntil { server.requestCount("/hang") == 1 })
+    #expect(await eventually { server.requestCount("/hang") == 1 })
     operation.cancel()
     await #expect(throws: CancellationError.self) { try await waiter.value.get() }
-    #expect(await pollUntil { server.connectionsClosedByClient == 1 })
+    #expect(await eventually { server.connectionsClosedByClient == 1 })
   }
 
   @Test func operationKeepingItsSlotFinishesOnceTheDataTaskHasStopped() async throws {
@@ -59,12 +60,12 @@ import Testing
     let operation = SlotKeeping(
       request: URLRequest(url: server.url("/hang")), session: NetworkingFixtures.session)
     let waiter = Task { await networkingResult(of: operation, on: manager) }
-    #expect(await pollUntil { server.requestCount("/hang") == 1 })
+    #expect(await eventually { server.requestCount("/hang") == 1 })
     operation.cancel()
     await #expect(throws: CancellationError.self) { try await waiter.value.get() }
     // The slot is released when the data task reports its cancellation, not before.
-    #expect(await pollUntil { operation.isFinished && manager.isIdle })
-    #expect(await pollUntil { server.connectionsClosedByClient == 1 })
+    #expect(await eventually { operation.isFinished && manager.isIdle })
+    #expect(await eventually { server.connectionsClosedByClient == 1 })
   }
 
   @Test func cancellingBeforeTheQueueStartsItSendsNoRequest() async throws {
@@ -72,11 +73,11 @@ import Testing
     manager.isSuspended = true
     let operation = operation("/ok")
     let waiter = Task { await networkingResult(of: operation, on: manager) }
-    #expect(await pollUntil { manager.outstandingOperationCount == 1 })
+    #expect(await eventually { manager.outstandingOperationCount == 1 })
     operation.cancel()
     await #expect(throws: CancellationError.self) { try await waiter.value.get() }
     manager.isSuspended = false
-    #expect(await pollUntil { manager.isIdle })
+    #expect(await eventually { manager.isIdle })
     #expect(operation.isFinished)
     // Give a stray request time to arrive before asserting there was none.
     try await Task.sleep(for: .milliseconds(100))
@@ -89,7 +90,7 @@ import Testing
     operation.cancel()
     let result = await networkingResult(of: operation, on: manager)
     #expect(throws: CancellationError.self) { try result.get() }
-    #expect(await pollUntil { manager.isIdle })
+    #expect(await eventually { manager.isIdle })
     try await Task.sleep(for: .milliseconds(100))
     #expect(server.requestCount("/ok") == 0)
   }
@@ -100,7 +101,7 @@ import Testing
     operation.timeout = .milliseconds(200)
     let result = await networkingResult(of: operation, on: manager)
     #expect(throws: OperationTimeoutError.self) { try result.get() }
-    #expect(await pollUntil { server.connectionsClosedByClient == 1 })
+    #expect(await eventually { server.connectionsClosedByClient == 1 })
   }
 
   @Test func dataTaskCancelledOutsideTheOperationIsATransportError() async throws {
@@ -110,7 +111,7 @@ import Testing
     let operation = NetworkingOperation<NetworkingPayload>(
       request: URLRequest(url: server.url("/hang")), session: session)
     let waiter = Task { await networkingResult(of: operation, on: manager) }
-    #expect(await pollUntil { server.requestCount("/hang") == 1 })
+    #expect(await eventually { server.requestCount("/hang") == 1 })
     session.getAllTasks { tasks in
       DispatchQueue.global().async { tasks.forEach { $0.cancel() } }
     }
@@ -200,7 +201,7 @@ import Testing
         done.resume()
       }
     }
-    #expect(await pollUntil { manager.isIdle })
+    #expect(await eventually { manager.isIdle })
     let result = tally.withLock { $0 }
     #expect(result.other.isEmpty, "\(result.other.prefix(3))")
     #expect(result.deliveries.count == result.nextRound)

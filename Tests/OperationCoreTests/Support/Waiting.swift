@@ -1,35 +1,14 @@
 import Dispatch
 import Foundation
 import OperationCore
-
-/// Polls `condition` until it holds or `timeout` passes; returns its last value.
-///
-/// Only for "eventually" facts that have no event to wait on, such as a queue draining or an
-/// object being deallocated.
-func eventually(
-  timeout: Duration = .seconds(30), _ condition: @Sendable () -> Bool
-) async -> Bool {
-  let deadline = ContinuousClock.now + timeout
-  while !condition() {
-    if ContinuousClock.now >= deadline { return false }
-    try? await Task.sleep(for: .milliseconds(1))
-  }
-  return true
-}
+import TestSupport
 
 extension OperationQueueManager {
   /// Waits until every operation enqueued through the manager has finished; false if
   /// `timeout` passed first.
   func waitUntilIdle(timeout: Duration = .seconds(30)) async -> Bool {
-    await eventually(timeout: timeout) { isIdle }
+    await eventually(within: timeout) { isIdle }
   }
-}
-
-/// Holds an object weakly, to observe its deallocation.
-final class WeakReference<Object: AnyObject & Sendable>: Sendable {
-  weak let object: Object?
-
-  init(_ object: Object) { self.object = object }
 }
 
 /// A dispatch queue that can tell whether the current code runs on it.

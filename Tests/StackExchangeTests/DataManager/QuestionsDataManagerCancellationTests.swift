@@ -2,6 +2,7 @@ import AsyncBridge
 import Dispatch
 import FixtureServer
 import OperationCore
+import TestSupport
 import Testing
 
 @testable import StackExchange
@@ -15,14 +16,14 @@ import Testing
       withUnsafeCurrentTask { $0?.cancel() }
       return try await harness.dataManager.questions(stackOverflow)
     }
-    let error = failure(of: await within { await cancelled.result })
+    let error = failure(of: await completing { await cancelled.result })
     // A later call's request is the first event and the first request the server sees.
     let later = page(of: await asyncResult(harness.dataManager, stackOverflow))
 
     #expect(error is CancellationError, "got \(String(describing: error))")
     #expect(later != nil)
     #expect(harness.server.requestCount == 1)
-    let firstEvent = await within { await events.first { _ in true } }
+    let firstEvent = await completing { await events.first { _ in true } }
     #expect(firstEvent??.kind == .enqueued)
     #expect(firstEvent??.waiterCount == 1)
   }
@@ -33,11 +34,11 @@ import Testing
     let caller = Task { try await harness.dataManager.questions(stackOverflow) }
     #expect(await harness.server.waitForRequests(1, timeout: .seconds(5)))
     caller.cancel()
-    let error = failure(of: await within { await caller.result })
+    let error = failure(of: await completing { await caller.result })
 
     #expect(error is CancellationError, "got \(String(describing: error))")
     #expect(await harness.server.waitForAbandonedResponses(1, timeout: .seconds(5)))
-    #expect(await within { (try? await harness.manager.waitUntilIdle()) != nil } == true)
+    #expect(await completing { (try? await harness.manager.waitUntilIdle()) != nil } == true)
   }
 
   @Test func cancellingOneOfSeveralCallersKeepsTheRequestForTheOthers() async throws {
@@ -54,9 +55,9 @@ import Testing
     let staying = Task { try await harness.dataManager.questions(stackOverflow) }
     let linedUp = await registrations(2, on: events)
     leaving.cancel()
-    let leavingError = failure(of: await within { await leaving.result })
+    let leavingError = failure(of: await completing { await leaving.result })
     release.signal()
-    let stayingPage = page(of: await within { await staying.result })
+    let stayingPage = page(of: await completing { await staying.result })
 
     #expect(linedUp)
     #expect(leavingError is CancellationError, "got \(String(describing: leavingError))")

@@ -2,6 +2,7 @@ import Dispatch
 import FixtureServer
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 @testable import StackExchange
@@ -36,7 +37,7 @@ import Testing
     let queue = DispatchQueue(label: "QuestionsDataManagerFetchTests.callback")
     queue.setSpecific(key: key, value: "callback")
 
-    let delivery = await within {
+    let delivery = await completing {
       await withCheckedContinuation { continuation in
         harness.dataManager.fetchQuestions(stackOverflow, callbackQueue: .dispatch(queue)) {
           continuation.resume(returning: ($0, DispatchQueue.getSpecific(key: key)))

@@ -3,6 +3,7 @@ import Dispatch
 import FixtureServer
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 @testable import StackExchange
@@ -63,7 +64,7 @@ private func expectTransportFailure(
       #expect(harness.manager.outstandingOperationCount == 0, sourceLocation: sourceLocation)
       // One request per caller (distinct pages), each reported finished once, as expected.
       let events = events
-      #expect(await holdsEventually { events.finished.count == 3 }, sourceLocation: sourceLocation)
+      #expect(await eventually { events.finished.count == 3 }, sourceLocation: sourceLocation)
       #expect(events.count(.enqueued) == 3, sourceLocation: sourceLocation)
       #expect(
         events.finished.map(\.kind) == Array(repeating: .finished(completion), count: 3),
@@ -88,7 +89,7 @@ private func expectTransportFailure(
       dataManager, QuestionsQuery(site: "stackoverflow", pageSize: 5, page: 1))
     async let handled = handlerResult(
       dataManager, QuestionsQuery(site: "stackoverflow", pageSize: 5, page: 2))
-    async let direct = within {
+    async let direct = completing {
       await withCheckedContinuation { continuation in
         manager.enqueue(operation) { continuation.resume(returning: $0) }
       }
@@ -198,12 +199,12 @@ private func expectTransportFailure(
         maxResponseBytes: limit)
     }
     let direct = makeOperation(page: 1)
-    async let handled = within {
+    async let handled = completing {
       await withCheckedContinuation { continuation in
         manager.enqueue(direct) { continuation.resume(returning: $0) }
       }
     }
-    async let awaited = within {
+    async let awaited = completing {
       await Result { try await manager.perform(makeOperation(page: 2)) }
     }
 
@@ -225,7 +226,7 @@ private func expectTransportFailure(
     let harness = try DataManagerHarness { _ in .json(body) }
     let events = EventTally(harness.manager)
 
-    let result = await within(.seconds(30)) {
+    let result = await completing(within: .seconds(30)) {
       await Result { try await harness.dataManager.questions(stackOverflow) }
     }
 
@@ -235,7 +236,7 @@ private func expectTransportFailure(
       return
     }
     #expect(await becomesIdle(harness.manager))
-    #expect(await holdsEventually { events.finished.map(\.kind) == [.finished(.failure)] })
+    #expect(await eventually { events.finished.map(\.kind) == [.finished(.failure)] })
   }
 
   // MARK: Cancellation racing a failing connection
@@ -285,7 +286,7 @@ private func expectTransportFailure(
     let enqueued = events.operationIDs(with: .enqueued)
     #expect(enqueued.count >= rounds / 2)
     #expect(
-      await holdsEventually(within: .seconds(10)) {
+      await eventually(within: .seconds(10)) {
         race.unfinishedOperations.allSatisfy { !enqueued.contains(ObjectIdentifier($0)) }
       })
     print(

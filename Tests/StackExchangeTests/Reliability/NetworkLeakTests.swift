@@ -3,6 +3,7 @@ import Dispatch
 import FixtureServer
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 @testable import StackExchange
@@ -31,16 +32,16 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(10)
   @Test(arguments: Ending.allCases)
   func networkingOperationAndItsDataTaskAreReleased(after ending: Ending) async throws {
     let survivors = try await Self.runNetworkingOperation(ending)
-    #expect(await holdsEventually { survivors.operation.isReleased }, "operation")
-    #expect(await holdsEventually { survivors.dataTask.isReleased }, "data task")
-    #expect(await holdsEventually { survivors.manager.isReleased }, "manager")
+    #expect(await eventually { survivors.operation.isReleased }, "operation")
+    #expect(await eventually { survivors.dataTask.isReleased }, "data task")
+    #expect(await eventually { survivors.manager.isReleased }, "manager")
   }
 
   @Test(arguments: Ending.allCases)
   func questionsDataManagerAndItsManagerAreReleased(after ending: Ending) async throws {
     let survivors = try await Self.runDataManagerCall(ending)
-    #expect(await holdsEventually { survivors.dataManager.isReleased }, "data manager")
-    #expect(await holdsEventually { survivors.manager.isReleased }, "manager")
+    #expect(await eventually { survivors.dataManager.isReleased }, "data manager")
+    #expect(await eventually { survivors.manager.isReleased }, "manager")
   }
 
   // MARK: Scenarios
@@ -90,7 +91,7 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(10)
     let dataTask = try #require(found)
     #expect(await server.waitForRequests(1, timeout: .seconds(5)))
     if ending == .cancellation { operation.cancel() }
-    #expect(await holdsEventually(within: .seconds(15)) { delivered.withLock { $0 } != nil })
+    #expect(await eventually(within: .seconds(15)) { delivered.withLock { $0 } != nil })
     #expect(await becomesIdle(manager))
     #expect(operation.isFinished)
     let result = delivered.withLock { $0 }
@@ -101,7 +102,7 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(10)
     case .failure: #expect(throws: NetworkingError.self) { try result?.get() }
     }
     // The cancelled data task must have reached its end (its handler ran) before it can go.
-    #expect(await holdsEventually { dataTask.state == .completed })
+    #expect(await eventually { dataTask.state == .completed })
     return OperationSurvivors(
       operation: WeakReference(operation), dataTask: WeakReference(dataTask),
       manager: WeakReference(manager))
@@ -138,7 +139,7 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(10)
       #expect(await harness.server.waitForRequests(1, timeout: .seconds(5)))
       caller.cancel()
     }
-    let result = await within { await caller.result }
+    let result = await completing { await caller.result }
     switch ending {
     case .completion: #expect((try? result?.get())?.items.count == 5)
     case .cancellation: #expect(throws: CancellationError.self) { try result?.get() }

@@ -1,6 +1,7 @@
 import AsyncBridge
 import Foundation
 import OperationCore
+import TestSupport
 
 /// Counts a manager's lifecycle events per operation, from `manager.makeEvents()`.
 final class StressEventLog: Sendable {

@@ -1,5 +1,6 @@
 import AsyncBridge
 import OperationCore
+import TestSupport
 
 /// An outcome, reduced to what identifies it: every outcome of a `ProbedOperation` names the
 /// operation it came from, except cancellation.

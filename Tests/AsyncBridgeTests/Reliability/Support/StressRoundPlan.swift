@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// What one new operation of a stress round looks like.
 struct StressOperationPlan: Sendable {

@@ -47,19 +47,6 @@ func networkingResult<Value>(
   }
 }
 
-/// Polls `condition` every millisecond until it holds or `timeout` passes; returns its last
-/// value. For facts with no event to wait on, such as the server noticing a closed connection.
-func pollUntil(
-  timeout: Duration = .seconds(30), _ condition: @Sendable () -> Bool
-) async -> Bool {
-  let deadline = ContinuousClock.now + timeout
-  while !condition() {
-    if ContinuousClock.now >= deadline { return false }
-    try? await Task.sleep(for: .milliseconds(1))
-  }
-  return true
-}
-
 extension Result where Failure == any Error {
   /// The failure as a ``NetworkingError``, or nil.
   var networkingError: NetworkingError? {

@@ -1,45 +1,14 @@
 import AsyncBridge
 import OperationCore
 import StackExchange
+import TestSupport
 import Testing
 
-/// Holds a continuation until the first of several racers takes it.
-private final class FirstArrival<Value: Sendable>: Sendable {
-  private let continuation = Locked<CheckedContinuation<Value?, Never>?>(nil)
-
-  func arm(_ continuation: CheckedContinuation<Value?, Never>) {
-    self.continuation.withLock { $0 = continuation }
-  }
-
-  func resume(returning value: Value?) {
-    continuation.withLock { $0.take() }?.resume(returning: value)
-  }
-}
-
-/// Runs `body` and waits for it at most `timeout`; nil when the time ran out, so a hang fails
-/// the test instead of stalling it.
-func within<Value: Sendable>(
-  _ timeout: Duration = .seconds(30), _ body: @escaping @Sendable () async -> Value
-) async -> Value? {
-  let first = FirstArrival<Value>()
-  return await withCheckedContinuation { continuation in
-    first.arm(continuation)
-    let timer = Task {
-      try? await Task.sleep(for: timeout)
-      first.resume(returning: nil)
-    }
-    Task {
-      first.resume(returning: await body())
-      timer.cancel()
-    }
-  }
-}
-
-/// The result of `questions(_:)` for `query`, or nil if it did not return within 5 s.
+/// The result of `questions(_:)` for `query`, or nil if it did not return within 30 s.
 func asyncResult(
   _ dataManager: QuestionsDataManager, _ query: QuestionsQuery
 ) async -> Result<QuestionsPage, any Error>? {
-  await within {
+  await completing {
     do {
       return .success(try await dataManager.questions(query))
     } catch {
@@ -49,20 +18,20 @@ func asyncResult(
 }
 
 /// The result `fetchQuestions(_:callbackQueue:completion:)` delivers for `query`, or nil if it
-/// was not delivered within 5 s.
+/// was not delivered within 30 s.
 func handlerResult(
   _ dataManager: QuestionsDataManager, _ query: QuestionsQuery
 ) async -> Result<QuestionsPage, any Error>? {
-  await within {
+  await completing {
     await withCheckedContinuation { continuation in
       dataManager.fetchQuestions(query) { continuation.resume(returning: $0) }
     }
   }
 }
 
-/// Waits until `count` requests were enqueued or joined on `events`; false after 5 s.
+/// Waits until `count` requests were enqueued or joined on `events`; false after 30 s.
 func registrations(_ count: Int, on events: OperationEventStream) async -> Bool {
-  await within {
+  await completing {
     var seen = 0
     for await event in events where event.kind == .enqueued || event.kind == .joined {
       seen += 1

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import OperationCore
 import StackExchange
+import TestSupport
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

@@ -1,0 +1,19 @@
+import OperationCore
+
+/// A weak reference that tasks and threads can share, to check that objects are released.
+public final class WeakReference<Object: AnyObject>: Sendable {
+  private struct Storage {
+    weak var object: Object?
+  }
+
+  // The reference lives in `storage`, guarded by its lock.
+  private let storage: Locked<Storage>
+
+  /// Holds `object` weakly.
+  public init(_ object: Object) {
+    storage = Locked(Storage(object: object))
+  }
+
+  /// Whether the object has been released.
+  public var isReleased: Bool { storage.withLock { $0.object == nil } }
+}
