@@ -8,7 +8,7 @@ import Foundation
 /// every state change through the `"isExecuting"` and `"isFinished"` keys, outside any lock.
 ///
 /// ```swift
-/// final class Square: ConcurrentOperation<Int, any Error> {
+/// final class Square: ConcurrentOperation<Int, any Error>, @unchecked Sendable {
 ///   let input: Int
 ///   init(_ input: Int) { self.input = input; super.init(coalescingKey: input) }
 ///   override func main() { finish(returning: input * input) }
