@@ -138,7 +138,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// Ends the operation with a value. Only the first call counts.
   public final func finish(returning value: Value) {
-    settle(erased: .success(value))
+    settle(erased: .success(ValueBox(value)))
   }
 
   /// Ends the operation with a failure. Only the first call counts.

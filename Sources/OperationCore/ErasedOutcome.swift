@@ -3,7 +3,7 @@
 /// Operations store and deliver this form so their lifecycle code is not generic; the typed
 /// views (``OperationOutcome``, `Result`) are made only at the edges, for the caller.
 package enum ErasedOutcome: Sendable {
-  case success(any Sendable)
+  case success(any ValueBoxing)
   case failure(any Error)
   case cancelled
   case timedOut(OperationTimeoutError)
@@ -24,11 +24,9 @@ package enum ErasedOutcome: Sendable {
     _ value: Value.Type, _ failure: Failure.Type
   ) -> OperationOutcome<Value, Failure> {
     switch self {
-    case .success(let value):
-      guard let value = value as? Value else {
-        preconditionFailure("an operation's value is not of its declared type \(Value.self)")
-      }
-      return .success(value)
+    case .success(let box):
+      // Checked in debug builds; by construction the box holds the operation's `Value`.
+      return .success(unsafeDowncast(box, to: ValueBox<Value>.self).value)
     case .failure(let error):
       guard let error = error as? Failure else {
         preconditionFailure("an operation's failure is not of its declared type \(Failure.self)")
@@ -38,4 +36,16 @@ package enum ErasedOutcome: Sendable {
     case .timedOut(let error): return .timedOut(error)
     }
   }
+}
+
+/// A value stored in an ``ErasedOutcome``.
+package protocol ValueBoxing: AnyObject, Sendable {}
+
+/// Holds an operation's value so the typed view can take it back without a dynamic cast.
+package final class ValueBox<Value: Sendable>: ValueBoxing {
+  /// The value.
+  package let value: Value
+
+  /// Boxes `value`.
+  package init(_ value: Value) { self.value = value }
 }

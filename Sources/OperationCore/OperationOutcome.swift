@@ -18,7 +18,7 @@ package enum OperationOutcome<Value: Sendable, Failure: Error>: Sendable {
   /// The outcome with its value type erased, for storage and delivery.
   package var erased: ErasedOutcome {
     switch self {
-    case .success(let value): .success(value)
+    case .success(let value): .success(ValueBox(value))
     case .failure(let error): .failure(error)
     case .cancelled: .cancelled
     case .timedOut(let error): .timedOut(error)

@@ -15,9 +15,10 @@ import Testing
     var tasks = [Task { try await manager.perform(executing) }]
     #expect(await executing.started())
     tasks.append(Task { try await manager.perform(pending) })
+    // Tasks start in no set order: enqueue `pending` before anything can join its key.
+    #expect(await log.wait(for: .enqueued, of: pending))
     tasks.append(Task { try await manager.perform(other) })
     tasks.append(Task { try await manager.perform(Held(key: 2)) })
-    #expect(await log.wait(for: .enqueued, of: pending))
     #expect(await log.wait(for: .enqueued, of: other))
     #expect(await log.wait(for: .joined, of: pending))
 
