@@ -13,7 +13,7 @@ public enum CallbackQueue: Sendable {
   case operation(OperationQueue)
 
   /// Runs `body` on this queue, asynchronously.
-  func execute(_ body: @escaping @Sendable () -> Void) {
+  package func execute(_ body: @escaping @Sendable () -> Void) {
     switch self {
     case .dispatch(let queue):
       queue.async(execute: body)

@@ -94,7 +94,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     case .run(let timeout):
       willChangeValue(forKey: "isExecuting")
       didChangeValue(forKey: "isExecuting")
-      observer?.operationDidStart(self)
+      observer?.operationDidStart(self, key: coalescingKey)
       if let timeout { scheduleTimeout(after: timeout) }
       main()
     }

@@ -5,7 +5,7 @@ import Foundation
 /// outstanding operations and its event stream.
 package protocol OperationLifecycleObserver: AnyObject, Sendable {
   /// The queue started the operation and its work is about to begin.
-  func operationDidStart(_ operation: Operation)
+  func operationDidStart(_ operation: Operation, key: CoalescingKey?)
   /// The operation's outcome is fixed and is being delivered to `waiterCount` waiters.
   /// `duration` runs from the start (nil if the queue never started it).
   func operationDidSettle(

@@ -8,8 +8,6 @@ extension OperationQueueManager {
     /// The waiter's identity on `operation`, to leave early; nil when no waiter was given or
     /// the outcome was delivered at once.
     package let waiterID: OperationWaiter.ID?
-    /// Whether the request joined work already in flight.
-    package let joined: Bool
   }
 
   /// Enqueues `operation`, or joins an identical one in flight, and calls `completion` once
@@ -69,7 +67,7 @@ extension OperationQueueManager {
   /// Enqueues or joins, registering `waiter` atomically with the decision.
   ///
   /// A waiter that `leavesEarly` (an awaiting task) may later leave through
-  /// `ConcurrentOperation.removeWaiter`; when the last such waiter leaves and nobody else
+  /// `ConcurrentOperation.cancelWaiter`; when the last such waiter leaves and nobody else
   /// wants the value, the operation is cancelled.
   package func admit<Value, Failure>(
     _ operation: ConcurrentOperation<Value, Failure>,
@@ -104,17 +102,18 @@ extension OperationQueueManager {
       // once the caller releases it (a coalesced `ChainedOperation`, say): detach it.
       for dependency in operation.dependencies { operation.removeDependency(dependency) }
       if let priority { current.applyPriority(priority) }
-      events.publish(event(.joined, for: current, waiterCount: count))
-      return Admission(operation: current, waiterID: waiter == nil ? nil : id, joined: true)
+      events.publish(event(.joined, for: current, key: key, waiterCount: count))
+      return Admission(operation: current, waiterID: waiter == nil ? nil : id)
     case .rejected:
       // Enqueued before (here or elsewhere) or already run: wait for it rather than trap.
       let id = waiter.flatMap { operation.addWaiter($0, leavesEarly: leavesEarly) }
-      return Admission(operation: operation, waiterID: id, joined: true)
+      return Admission(operation: operation, waiterID: id)
     case .fresh(let id, let settled):
       if let settled { waiter?.resume(with: settled) }
-      events.publish(event(.enqueued, for: operation, waiterCount: waiter == nil ? 0 : 1))
+      events.publish(
+        event(.enqueued, for: operation, key: key, waiterCount: waiter == nil ? 0 : 1))
       queue.addOperation(operation)
-      return Admission(operation: operation, waiterID: id, joined: false)
+      return Admission(operation: operation, waiterID: id)
     }
   }
 }

@@ -2,14 +2,14 @@ import Dispatch
 import Foundation
 
 extension OperationQueueManager: OperationLifecycleObserver {
-  package func operationDidStart(_ operation: Operation) {
-    events.publish(event(.started, for: operation, waiterCount: 0))
+  package func operationDidStart(_ operation: Operation, key: CoalescingKey?) {
+    events.publish(event(.started, for: operation, key: key, waiterCount: 0))
     if let threshold = stallThreshold {
       DispatchQueue.global().asyncAfter(deadline: .now() + threshold.timeInterval) {
         [weak self, weak operation] in
         guard let self, let operation, operation.isExecuting else { return }
         self.events.publish(
-          self.event(.stalled, for: operation, waiterCount: 0, duration: threshold))
+          self.event(.stalled, for: operation, key: key, waiterCount: 0, duration: threshold))
       }
     }
   }
@@ -25,7 +25,9 @@ extension OperationQueueManager: OperationLifecycleObserver {
       }
     }
     events.publish(
-      event(.finished(completion), for: operation, waiterCount: waiterCount, duration: duration))
+      event(
+        .finished(completion), for: operation, key: key, waiterCount: waiterCount,
+        duration: duration))
   }
 
   package func operationDidFinish(_ operation: Operation) {
@@ -39,26 +41,15 @@ extension OperationQueueManager: OperationLifecycleObserver {
   }
 
   func event(
-    _ kind: OperationEvent.Kind, for operation: Operation, waiterCount: Int,
+    _ kind: OperationEvent.Kind, for operation: Operation, key: CoalescingKey?, waiterCount: Int,
     duration: Duration? = nil
   ) -> OperationEvent {
     OperationEvent(
       kind: kind,
       operationName: operation.name ?? String(describing: type(of: operation)),
-      key: coalescingKey(of: operation),
+      key: key,
       waiterCount: waiterCount,
       duration: duration,
       operationID: ObjectIdentifier(operation))
   }
-
-  private func coalescingKey(of operation: Operation) -> CoalescingKey? {
-    (operation as? any CoalescingKeyProviding)?.coalescingKey
-  }
 }
-
-/// Lets the manager read a key from any ``ConcurrentOperation`` without knowing its generics.
-protocol CoalescingKeyProviding {
-  var coalescingKey: CoalescingKey? { get }
-}
-
-extension ConcurrentOperation: CoalescingKeyProviding {}

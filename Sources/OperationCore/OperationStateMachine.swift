@@ -82,13 +82,11 @@ struct OperationStateMachine {
     /// Enqueued or started before: the caller must not add it to a queue.
     case rejected
     /// Claimed; the waiter (if any) was added, or must be handed `settled` at once.
-    case claimed(
-      id: OperationWaiter.ID?, settled: ErasedOutcome?)
+    case claimed(id: OperationWaiter.ID?, settled: ErasedOutcome?)
   }
 
   /// Claims the operation for one queue and registers the first waiter in the same step, so
   /// nobody can join, leave and cancel in between.
-
   mutating func claimForEnqueue(
     observer: (any OperationLifecycleObserver)?,
     waiter: OperationWaiter?,
@@ -117,7 +115,6 @@ struct OperationStateMachine {
   }
 
   /// The work ended (called by the subclass through `finish`). A second call is a no-op.
-
   mutating func finish(with result: ErasedOutcome) -> Effects {
     var effects = Effects()
     if outcome == nil {
@@ -133,7 +130,6 @@ struct OperationStateMachine {
   /// Cancellation was requested. Waiters get `CancellationError` at once; an executing
   /// operation is told to stop its work and, if `finishIfExecuting`, reported finished.
   /// A pending operation is never reported finished here: its queue must start it first.
-
   mutating func cancel(finishIfExecuting: Bool) -> Effects {
     guard phase != .finished, !isCancelled else { return Effects() }
     isCancelled = true
@@ -151,7 +147,6 @@ struct OperationStateMachine {
 
   /// The timeout expired while executing: waiters get the timeout error, the work is told to
   /// stop, and the queue slot is released.
-
   mutating func timeOut(_ error: OperationTimeoutError) -> Effects {
     guard phase == .executing, outcome == nil else { return Effects() }
     isCancelled = true
@@ -164,7 +159,6 @@ struct OperationStateMachine {
 
   /// Delivery of an outcome reached before the start has ended; true when the queue started
   /// the operation meanwhile and it must now be reported finished.
-
   mutating func deliveryEnded() -> Bool {
     isDeliveringBeforeStart = false
     guard phase == .startedDuringDelivery else { return false }
@@ -174,7 +168,6 @@ struct OperationStateMachine {
 
   /// Adds a waiter to work that is still open. Returns nil (and adds nothing) when the
   /// operation is cancelled or settled: such work is never joined.
-
   mutating func join(
     _ waiter: OperationWaiter?, leavesEarly: Bool
   ) -> OperationWaiter.ID? {
@@ -183,7 +176,6 @@ struct OperationStateMachine {
   }
 
   /// Adds a waiter; if the operation has settled already, returns the outcome to deliver now.
-
   mutating func addWaiter(
     _ waiter: OperationWaiter, leavesEarly: Bool
   ) -> (id: OperationWaiter.ID?, settled: ErasedOutcome?) {
@@ -192,7 +184,6 @@ struct OperationStateMachine {
   }
 
   /// Removes a waiter that no longer wants the value.
-
   mutating func removeWaiter(_ id: OperationWaiter.ID) -> Departure {
     guard let waiter = waiters.remove(id: id) else { return .alreadyResumed }
     return .left(waiter, cancelOperation: waiters.isEmpty && !hasPermanentInterest)

@@ -11,15 +11,12 @@ struct WaiterList: Sendable {
   private var otherIDs: [Waiter.ID] = []
 
   /// How many waiters are in the list.
-
   var count: Int { (first == nil ? 0 : 1) + others.count }
 
   /// Whether the list is empty.
-
   var isEmpty: Bool { first == nil && others.isEmpty }
 
   /// Adds a waiter at the end.
-
   mutating func append(_ waiter: Waiter, id: Waiter.ID) {
     if first == nil && others.isEmpty {
       first = waiter
@@ -31,7 +28,6 @@ struct WaiterList: Sendable {
   }
 
   /// Removes the waiter with `id` and returns it, or nil if it is not in the list.
-
   mutating func remove(id: Waiter.ID) -> Waiter? {
     if let first, firstID == id {
       self.first = nil
@@ -43,7 +39,6 @@ struct WaiterList: Sendable {
   }
 
   /// Resumes every waiter with `outcome`, in order. Call it outside any lock.
-
   func resumeAll(with outcome: ErasedOutcome) {
     first?.resume(with: outcome)
     for waiter in others { waiter.resume(with: outcome) }

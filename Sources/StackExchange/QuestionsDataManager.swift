@@ -132,10 +132,6 @@ public final class QuestionsDataManager: Sendable {
     _ result: Result<QuestionsPage, any Error>, on callbackQueue: CallbackQueue?,
     to completion: @escaping @Sendable (Result<QuestionsPage, any Error>) -> Void
   ) {
-    switch callbackQueue {
-    case .dispatch(let queue): queue.async { completion(result) }
-    case .operation(let queue): queue.addOperation { completion(result) }
-    case nil: DispatchQueue.global().async { completion(result) }
-    }
+    (callbackQueue ?? .dispatch(.global())).execute { completion(result) }
   }
 }
