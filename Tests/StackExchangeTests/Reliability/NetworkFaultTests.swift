@@ -257,10 +257,11 @@ private func expectTransportFailure(
     connection: FailingConnection
   ) async throws {
     let rounds = 1_000
-    let refusing = try RefusingPort()
-    defer { refusing.release() }
+    let refusing = try LoopbackSocket.bound(listening: false)
+    defer { refusing.closeSocket() }
     let server = try FixtureHTTPServer(responder: faulty(.resetMidBody))
-    let baseURL = connection == .refused ? refusing.baseURL : server.baseURL
+    let baseURL =
+      connection == .refused ? URL(string: "http://127.0.0.1:\(refusing.port)")! : server.baseURL
     let manager = OperationQueueManager(name: "fault.race.\(connection)")
     let events = EventTally(manager)
     let race = CancellationRace(

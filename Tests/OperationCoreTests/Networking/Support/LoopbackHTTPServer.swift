@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import TestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -148,48 +149,5 @@ final class LoopbackHTTPServer: Sendable {
   private static func seconds(_ duration: Duration) -> Double {
     let parts = duration.components
     return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
-  }
-}
-
-/// A TCP socket bound to an ephemeral loopback port.
-struct LoopbackSocket {
-  let descriptor: Int32
-  let port: Int
-
-  struct Failure: Error {
-    let call: String
-    let code: Int32
-  }
-
-  /// Binds a socket to 127.0.0.1 on an ephemeral port. One that is not `listening` refuses
-  /// every connection: a port that is certainly closed, for as long as the socket lives.
-  static func bound(listening: Bool) throws -> LoopbackSocket {
-    #if canImport(Glibc)
-      let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    #else
-      let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-    #endif
-    guard descriptor >= 0 else { throw Failure(call: "socket", code: errno) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-        bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
-      }
-    }
-    guard bound, !listening || listen(descriptor, 128) == 0 else {
-      let code = errno
-      close(descriptor)
-      throw Failure(call: "bind/listen", code: code)
-    }
-    return LoopbackSocket(descriptor: descriptor, port: Int(UInt16(bigEndian: address.sin_port)))
-  }
-
-  /// Closes the socket.
-  func closeSocket() {
-    close(descriptor)
   }
 }
