@@ -51,7 +51,7 @@ extension ErasedOutcome {
   func untypedValue<Value: Sendable, Failure: Error>(
     of operation: ConcurrentOperation<Value, Failure>
   ) throws -> Value {
-    try typed(Value.self, Failure.self).untypedResult.get()
+    try untypedValue(Value.self)
   }
 
   /// The value, or the typed failure.

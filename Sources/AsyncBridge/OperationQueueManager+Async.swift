@@ -63,9 +63,23 @@ extension OperationQueueManager {
     priority: Operation.QueuePriority? = nil,
     _ body: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
-    let operation =
-      if let key { AsyncOperation(coalescingKey: key, body) } else { AsyncOperation(body) }
-    return try await perform(operation, priority: priority)
+    guard let key else { return try await perform(AsyncOperation(body), priority: priority) }
+    // Joining needs only the key: no operation is built for a call that would drop it.
+    let coalescingKey = CoalescingKey(
+      operationType: AsyncOperation<Value>.self, valueType: Value.self, base: key)
+    let outcome = await AwaitedWaiter.outcome { waiter in
+      let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
+      let joined = joinInFlight(
+        coalescingKey, as: ConcurrentOperation<Value, any Error>.self, waiter: waiter,
+        leavesEarly: true, priority: priority)
+      let admission =
+        joined
+        ?? admit(
+          AsyncOperation(coalescingKey: key, body), waiter: waiter, leavesEarly: true,
+          priority: priority)
+      return (admission.operation, admission.waiterID)
+    }
+    return try outcome.untypedValue(Value.self)
   }
 
   private func outcome<Value, Failure>(

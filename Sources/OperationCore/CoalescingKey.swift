@@ -1,44 +1,76 @@
 /// Identifies a piece of work that identical requests may share.
 ///
 /// A key is namespaced by the operation's class and its value type, so two operation types that
-/// happen to use equal keys (say, the same URL) never join each other's work.
+/// happen to use equal keys (say, the same URL) never join each other's work. Caller-supplied
+/// values of different types are never equal (`1` and `Int64(1)` are two keys).
 public struct CoalescingKey: Hashable, Sendable, CustomStringConvertible {
-  private let operationType: ObjectIdentifier
-  private let valueType: ObjectIdentifier
-  private let base: any Hashable & Sendable
-  private let operationClass: AnyClass
-  /// Computed once: keys are hashed and compared on every enqueue.
-  private let hashValueCache: Int
+  // One reference: copying a key, which the enqueue path does several times, is one retain.
+  private let storage: any CoalescingKeyStorage
 
   /// Creates a key for work of `operationType` producing `valueType`, identified by `base`.
   public init<Value>(
     operationType: AnyClass, valueType: Value.Type, base: some Hashable & Sendable
   ) {
-    self.operationType = ObjectIdentifier(operationType)
-    self.valueType = ObjectIdentifier(valueType)
-    self.base = base
-    self.operationClass = operationType
-    var hasher = Hasher()
-    hasher.combine(self.operationType)
-    hasher.combine(self.valueType)
-    hasher.combine(AnyHashable(base))
-    self.hashValueCache = hasher.finalize()
+    storage = TypedKeyStorage(operationType: operationType, valueType: valueType, base: base)
   }
 
   /// The caller-supplied part of the key.
-  public var baseValue: any Hashable & Sendable { base }
+  public var baseValue: any Hashable & Sendable { storage.baseValue }
 
   /// A short description such as `FetchQuestions[stackoverflow]`.
-  public var description: String { "\(String(describing: operationClass))[\(base)]" }
+  public var description: String {
+    "\(String(describing: storage.operationClass))[\(storage.baseValue)]"
+  }
 
   /// Two keys are equal when their namespaces and caller-supplied values are equal.
   public static func == (lhs: CoalescingKey, rhs: CoalescingKey) -> Bool {
-    lhs.hashValueCache == rhs.hashValueCache && lhs.operationType == rhs.operationType
-      && lhs.valueType == rhs.valueType && AnyHashable(lhs.base) == AnyHashable(rhs.base)
+    lhs.storage === rhs.storage || lhs.storage.isEqual(to: rhs.storage)
   }
 
   /// Hashes the namespace and the caller-supplied value.
   public func hash(into hasher: inout Hasher) {
-    hasher.combine(hashValueCache)
+    hasher.combine(storage.hashValueCache)
+  }
+}
+
+/// What a ``CoalescingKey`` holds, with the caller's value type erased.
+private protocol CoalescingKeyStorage: AnyObject, Sendable {
+  var operationClass: AnyClass { get }
+  var baseValue: any Hashable & Sendable { get }
+  /// Computed once: keys are hashed on every keyed enqueue.
+  var hashValueCache: Int { get }
+  func isEqual(to other: any CoalescingKeyStorage) -> Bool
+}
+
+/// A key's parts, typed by the caller's value so comparing two keys needs no dynamic cast.
+private final class TypedKeyStorage<Base: Hashable & Sendable>: CoalescingKeyStorage {
+  let operationType: ObjectIdentifier
+  let valueType: ObjectIdentifier
+  let operationClass: AnyClass
+  let base: Base
+  let hashValueCache: Int
+
+  init<Value>(operationType: AnyClass, valueType: Value.Type, base: Base) {
+    self.operationType = ObjectIdentifier(operationType)
+    self.valueType = ObjectIdentifier(valueType)
+    self.operationClass = operationType
+    self.base = base
+    var hasher = Hasher()
+    hasher.combine(self.operationType)
+    hasher.combine(self.valueType)
+    hasher.combine(base)
+    hashValueCache = hasher.finalize()
+  }
+
+  var baseValue: any Hashable & Sendable { base }
+
+  func isEqual(to other: any CoalescingKeyStorage) -> Bool {
+    // Same storage class means the same `Base`, so the downcast cannot fail.
+    guard type(of: other) == type(of: self), other.hashValueCache == hashValueCache else {
+      return false
+    }
+    let other = unsafeDowncast(other, to: Self.self)
+    return other.operationType == operationType && other.valueType == valueType
+      && other.base == base
   }
 }

@@ -78,7 +78,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// How the operation ended, untyped (`CancellationError` for cancellation); nil until then.
   public var result: Result<Value, any Error>? {
-    state.withLock { $0.outcome }?.typed(Value.self, Failure.self).untypedResult
+    state.withLock { $0.outcome }?.untypedResult(Value.self)
   }
 
   /// Starts the operation. Called by the queue; do not override (override ``main()``).
@@ -234,7 +234,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     untypedResult handler: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) -> OperationWaiter {
     OperationWaiter(callbackQueue: callbackQueue) {
-      handler($0.typed(Value.self, Failure.self).untypedResult)
+      handler($0.untypedResult(Value.self))
     }
   }
 

@@ -38,6 +38,24 @@ package enum ErasedOutcome: Sendable {
   }
 }
 
+extension ErasedOutcome {
+  /// The untyped result (`CancellationError` for cancellation), built without the typed
+  /// intermediate: this runs once per waiter.
+  package func untypedResult<Value: Sendable>(_ value: Value.Type) -> Result<Value, any Error> {
+    Result { try untypedValue(value) }
+  }
+
+  /// The value, or the untyped error (`CancellationError` for cancellation).
+  package func untypedValue<Value: Sendable>(_ value: Value.Type) throws -> Value {
+    switch self {
+    case .success(let box): return unsafeDowncast(box, to: ValueBox<Value>.self).value
+    case .failure(let error): throw error
+    case .cancelled: throw CancellationError()
+    case .timedOut(let error): throw error
+    }
+  }
+}
+
 /// A value stored in an ``ErasedOutcome``.
 package protocol ValueBoxing: AnyObject, Sendable {}
 

@@ -5,16 +5,6 @@ package enum OperationOutcome<Value: Sendable, Failure: Error>: Sendable {
   case cancelled
   case timedOut(OperationTimeoutError)
 
-  /// The outcome as an untyped result: cancellation is `CancellationError`.
-  package var untypedResult: Result<Value, any Error> {
-    switch self {
-    case .success(let value): .success(value)
-    case .failure(let error): .failure(error)
-    case .cancelled: .failure(CancellationError())
-    case .timedOut(let error): .failure(error)
-    }
-  }
-
   /// The outcome with its value type erased, for storage and delivery.
   package var erased: ErasedOutcome {
     switch self {

@@ -64,6 +64,23 @@ extension OperationQueueManager {
     admit(operation, waiter: nil, leavesEarly: false, priority: priority).operation
   }
 
+  /// Joins the open operation indexed under `key` with `waiter`, if there is one of `type`;
+  /// nil when nothing joinable is in flight. Lets a caller skip building an operation that
+  /// would only be dropped.
+  package func joinInFlight<Value, Failure>(
+    _ key: CoalescingKey,
+    as type: ConcurrentOperation<Value, Failure>.Type,
+    waiter: OperationWaiter?,
+    leavesEarly: Bool,
+    priority: Operation.QueuePriority?
+  ) -> Admission<Value, Failure>? {
+    let joined = state.withLock { state in
+      Self.join(key, as: type, in: state, excluding: nil, waiter: waiter, leavesEarly: leavesEarly)
+    }
+    guard let joined else { return nil }
+    return didJoin(joined, key: key, waiter: waiter, priority: priority)
+  }
+
   /// Enqueues or joins, registering `waiter` atomically with the decision.
   ///
   /// A waiter that `leavesEarly` (an awaiting task) may later leave through
@@ -79,11 +96,12 @@ extension OperationQueueManager {
     // One step under the manager's lock: join work in flight, or claim this operation, register
     // the waiter and index it, so two identical requests can never both start fresh work.
     let decision = state.withLock { state -> AdmissionDecision<Value, Failure> in
-      if let key, let current = state.inFlight[key] as? ConcurrentOperation<Value, Failure>,
-        current !== operation,
-        let (id, count) = current.join(waiter, leavesEarly: leavesEarly)
+      if let key,
+        let joined = Self.join(
+          key, as: ConcurrentOperation<Value, Failure>.self, in: state, excluding: operation,
+          waiter: waiter, leavesEarly: leavesEarly)
       {
-        return .joined(current, id: id, waiterCount: count)
+        return .joined(joined)
       }
       let claim = operation.claimForEnqueue(
         observer: self, waiter: waiter, leavesEarly: leavesEarly)
@@ -96,14 +114,12 @@ extension OperationQueueManager {
       return .fresh(id: id, settled: settled)
     }
     switch decision {
-    case .joined(let current, let id, let count):
+    case .joined(let joined):
       // The dropped request never runs. On swift-corelibs-foundation each of its dependencies
       // keeps an unretained pointer to it and dereferences it on finishing, which crashes
       // once the caller releases it (a coalesced `ChainedOperation`, say): detach it.
       for dependency in operation.dependencies { operation.removeDependency(dependency) }
-      if let priority { current.applyPriority(priority) }
-      events.publish(event(.joined, for: current, key: key, waiterCount: count))
-      return Admission(operation: current, waiterID: waiter == nil ? nil : id)
+      return didJoin(joined, key: key, waiter: waiter, priority: priority)
     case .rejected:
       // Enqueued before (here or elsewhere) or already run: wait for it rather than trap.
       let id = waiter.flatMap { operation.addWaiter($0, leavesEarly: leavesEarly) }
@@ -116,12 +132,47 @@ extension OperationQueueManager {
       return Admission(operation: operation, waiterID: id)
     }
   }
+
+  /// Under the manager's lock: adds `waiter` to the open operation indexed under `key`, unless
+  /// it is `operation` itself or not of `type`.
+  private static func join<Value, Failure>(
+    _ key: CoalescingKey,
+    as type: ConcurrentOperation<Value, Failure>.Type,
+    in state: State,
+    excluding operation: ConcurrentOperation<Value, Failure>?,
+    waiter: OperationWaiter?,
+    leavesEarly: Bool
+  ) -> Joined<Value, Failure>? {
+    guard let current = state.inFlight[key] as? ConcurrentOperation<Value, Failure>,
+      current !== operation,
+      let (id, count) = current.join(waiter, leavesEarly: leavesEarly)
+    else { return nil }
+    return Joined(operation: current, id: id, waiterCount: count)
+  }
+
+  /// After joining, outside the lock: raises the shared operation's priority and reports it.
+  private func didJoin<Value, Failure>(
+    _ joined: Joined<Value, Failure>,
+    key: CoalescingKey?,
+    waiter: OperationWaiter?,
+    priority: Operation.QueuePriority?
+  ) -> Admission<Value, Failure> {
+    if let priority { joined.operation.applyPriority(priority) }
+    events.publish(event(.joined, for: joined.operation, key: key, waiterCount: joined.waiterCount))
+    return Admission(operation: joined.operation, waiterID: waiter == nil ? nil : joined.id)
+  }
+}
+
+/// An operation in flight that a request joined, with the request's place among its waiters.
+private struct Joined<Value: Sendable, Failure: Error> {
+  let operation: ConcurrentOperation<Value, Failure>
+  let id: OperationWaiter.ID
+  let waiterCount: Int
 }
 
 /// What `admit` decided under the manager's lock.
 private enum AdmissionDecision<Value: Sendable, Failure: Error> {
-  case joined(
-    ConcurrentOperation<Value, Failure>, id: OperationWaiter.ID, waiterCount: Int)
+  case joined(Joined<Value, Failure>)
   case rejected
   case fresh(id: OperationWaiter.ID?, settled: ErasedOutcome?)
 }

@@ -1,7 +1,6 @@
 import AsyncBridge
 import Foundation
 import OperationCore
-import Synchronization
 import TestSupport
 import Testing
 
@@ -142,6 +141,45 @@ import Testing
     #expect(executions.value == 1)
     #expect(await becomesIdle(manager))
     #expect(log.events.filter { $0.kind == .enqueued }.count == 1)
+  }
+
+  @Test func runWithAKeyJoinsAnAsyncOperationEnqueuedWithThatKey() async throws {
+    let manager = OperationQueueManager(name: "run.joinEnqueued")
+    manager.isSuspended = true
+    let executions = AsyncCounter()
+    let handlerValue = Locked<Int?>(nil)
+    let enqueued = AsyncOperation(coalescingKey: "shared") { () async throws -> Int in
+      executions.increment()
+      return 1
+    }
+    manager.enqueue(enqueued) { result in handlerValue.withLock { $0 = try? result.get() } }
+    let log = EventLog(manager)
+    let joining = Task {
+      try await manager.run(key: "shared") { () async throws -> Int in
+        executions.increment()
+        return 2
+      }
+    }
+    #expect(await log.wait { $0.kind == .joined && $0.waiterCount == 2 })
+    manager.isSuspended = false
+    await expectValue(1, from: joining)
+    #expect(await becomesIdle(manager))
+    #expect(executions.value == 1)
+    #expect(handlerValue.withLock { $0 } == 1)
+  }
+
+  @Test func runWithAKeyStartsFreshWorkOnceTheSharedRunFinished() async throws {
+    let manager = OperationQueueManager(name: "run.lateCaller")
+    let executions = AsyncCounter()
+    for expected in 1...3 {
+      let value = try await manager.run(key: "again") { () async throws -> Int in
+        executions.increment()
+        return executions.value
+      }
+      #expect(value == expected)
+    }
+    #expect(executions.value == 3)
+    #expect(await becomesIdle(manager))
   }
 
   @Test func maxConcurrencyIsHonouredForAsyncClosures() async throws {

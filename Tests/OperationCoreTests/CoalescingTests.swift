@@ -81,10 +81,13 @@ import Testing
       operationType: ManualOperation.self, valueType: String.self, base: 3)
     let stringBase = CoalescingKey(
       operationType: ManualOperation.self, valueType: Int.self, base: "3")
+    let int64Base = CoalescingKey(
+      operationType: ManualOperation.self, valueType: Int.self, base: Int64(3))
 
     #expect(first == same)
     #expect(first.hashValue == same.hashValue)
-    #expect(Set([first, same, otherBase, otherClass, otherValue, stringBase]).count == 5)
+    #expect(
+      Set([first, same, otherBase, otherClass, otherValue, stringBase, int64Base]).count == 6)
     #expect(first.baseValue as? Int == 3)
     #expect(first.description.contains("ManualOperation"))
     #expect(first.description.contains("3"))
