@@ -6,12 +6,19 @@
 public struct CoalescingKey: Hashable, Sendable, CustomStringConvertible {
   // One reference: copying a key, which the enqueue path does several times, is one retain.
   private let storage: any CoalescingKeyStorage
+  /// Computed once, and kept inline so a hash-table probe compares it without a call.
+  private let hashValueCache: Int
 
   /// Creates a key for work of `operationType` producing `valueType`, identified by `base`.
   public init<Value>(
     operationType: AnyClass, valueType: Value.Type, base: some Hashable & Sendable
   ) {
     storage = TypedKeyStorage(operationType: operationType, valueType: valueType, base: base)
+    var hasher = Hasher()
+    hasher.combine(ObjectIdentifier(operationType))
+    hasher.combine(ObjectIdentifier(valueType))
+    hasher.combine(base)
+    hashValueCache = hasher.finalize()
   }
 
   /// The caller-supplied part of the key.
@@ -24,12 +31,13 @@ public struct CoalescingKey: Hashable, Sendable, CustomStringConvertible {
 
   /// Two keys are equal when their namespaces and caller-supplied values are equal.
   public static func == (lhs: CoalescingKey, rhs: CoalescingKey) -> Bool {
-    lhs.storage === rhs.storage || lhs.storage.isEqual(to: rhs.storage)
+    lhs.hashValueCache == rhs.hashValueCache
+      && (lhs.storage === rhs.storage || lhs.storage.isEqual(to: rhs.storage))
   }
 
   /// Hashes the namespace and the caller-supplied value.
   public func hash(into hasher: inout Hasher) {
-    hasher.combine(storage.hashValueCache)
+    hasher.combine(hashValueCache)
   }
 }
 
@@ -37,8 +45,6 @@ public struct CoalescingKey: Hashable, Sendable, CustomStringConvertible {
 private protocol CoalescingKeyStorage: AnyObject, Sendable {
   var operationClass: AnyClass { get }
   var baseValue: any Hashable & Sendable { get }
-  /// Computed once: keys are hashed on every keyed enqueue.
-  var hashValueCache: Int { get }
   func isEqual(to other: any CoalescingKeyStorage) -> Bool
 }
 
@@ -48,27 +54,19 @@ private final class TypedKeyStorage<Base: Hashable & Sendable>: CoalescingKeySto
   let valueType: ObjectIdentifier
   let operationClass: AnyClass
   let base: Base
-  let hashValueCache: Int
 
   init<Value>(operationType: AnyClass, valueType: Value.Type, base: Base) {
     self.operationType = ObjectIdentifier(operationType)
     self.valueType = ObjectIdentifier(valueType)
     self.operationClass = operationType
     self.base = base
-    var hasher = Hasher()
-    hasher.combine(self.operationType)
-    hasher.combine(self.valueType)
-    hasher.combine(base)
-    hashValueCache = hasher.finalize()
   }
 
   var baseValue: any Hashable & Sendable { base }
 
   func isEqual(to other: any CoalescingKeyStorage) -> Bool {
     // Same storage class means the same `Base`, so the downcast cannot fail.
-    guard type(of: other) == type(of: self), other.hashValueCache == hashValueCache else {
-      return false
-    }
+    guard type(of: other) == type(of: self) else { return false }
     let other = unsafeDowncast(other, to: Self.self)
     return other.operationType == operationType && other.valueType == valueType
       && other.base == base
