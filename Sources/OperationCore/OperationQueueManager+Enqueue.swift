@@ -93,25 +93,27 @@ extension OperationQueueManager {
     priority: Operation.QueuePriority?
   ) -> Admission<Value, Failure> {
     let key = operation.coalescingKey
-    // One step under the manager's lock: join work in flight, or claim this operation, register
-    // the waiter and index it, so two identical requests can never both start fresh work.
-    let decision = state.withLock { state -> AdmissionDecision<Value, Failure> in
-      if let key,
-        let joined = Self.join(
+    let decision: AdmissionDecision<Value, Failure>
+    if let key {
+      // One step under the manager's lock: join work in flight, or claim this operation,
+      // register the waiter and index it, so two identical requests never both start fresh work.
+      decision = state.withLock { state in
+        if let joined = Self.join(
           key, as: ConcurrentOperation<Value, Failure>.self, in: state, excluding: operation,
           waiter: waiter, leavesEarly: leavesEarly)
-      {
-        return .joined(joined)
+        {
+          return .joined(joined)
+        }
+        let decision = claim(
+          operation, waiter: waiter, leavesEarly: leavesEarly, priority: priority)
+        // Settled work (cancelled before it was enqueued) is never indexed: nothing would
+        // remove it.
+        if case .fresh(_, settled: nil) = decision { state.inFlight[key] = operation }
+        return decision
       }
-      let claim = operation.claimForEnqueue(
-        observer: self, waiter: waiter, leavesEarly: leavesEarly)
-      guard case .claimed(let id, let settled) = claim else { return .rejected }
-      // Set before the operation becomes visible to joiners, who may only raise it.
-      if let priority { operation.applyPriority(priority, exactly: true) }
-      state.outstanding += 1
-      // Settled work (cancelled before it was enqueued) is never indexed: nothing would remove it.
-      if let key, settled == nil { state.inFlight[key] = operation }
-      return .fresh(id: id, settled: settled)
+    } else {
+      // Nothing to join or index: the operation's own lock makes the claim atomic.
+      decision = claim(operation, waiter: waiter, leavesEarly: leavesEarly, priority: priority)
     }
     switch decision {
     case .joined(let joined):
@@ -131,6 +133,23 @@ extension OperationQueueManager {
       queue.addOperation(operation)
       return Admission(operation: operation, waiterID: id)
     }
+  }
+
+  /// Claims `operation` for this manager's queue with its first waiter, and counts it as
+  /// outstanding; `.rejected` when it was enqueued before.
+  private func claim<Value, Failure>(
+    _ operation: ConcurrentOperation<Value, Failure>,
+    waiter: OperationWaiter?,
+    leavesEarly: Bool,
+    priority: Operation.QueuePriority?
+  ) -> AdmissionDecision<Value, Failure> {
+    let claim = operation.claimForEnqueue(observer: self, waiter: waiter, leavesEarly: leavesEarly)
+    guard case .claimed(let id, let settled) = claim else { return .rejected }
+    // Set before the operation becomes visible to joiners, who may only raise it.
+    if let priority { operation.applyPriority(priority, exactly: true) }
+    // Counted before the queue sees it: its finish decrements.
+    outstanding.add(1, ordering: .sequentiallyConsistent)
+    return .fresh(id: id, settled: settled)
   }
 
   /// Under the manager's lock: adds `waiter` to the open operation indexed under `key`, unless

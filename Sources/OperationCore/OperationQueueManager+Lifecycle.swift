@@ -31,9 +31,12 @@ extension OperationQueueManager: OperationLifecycleObserver {
   }
 
   package func operationDidFinish(_ operation: Operation) {
+    guard outstanding.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 else { return }
+    // Idle waiters register under the lock after reading the count, so none is missed. The
+    // count is read again under the lock: work enqueued since it reached zero keeps the
+    // waiters that registered for it, and its own finish releases them.
     let idleWaiters = state.withLock { state -> [@Sendable () -> Void] in
-      state.outstanding -= 1
-      guard state.outstanding == 0 else { return [] }
+      guard outstanding.load(ordering: .sequentiallyConsistent) == 0 else { return [] }
       defer { state.idleWaiters.removeAll() }
       return Array(state.idleWaiters.values)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Schedules ``ConcurrentOperation``s on an `OperationQueue`, coalescing identical requests.
 ///
@@ -16,12 +17,16 @@ public final class OperationQueueManager: @unchecked Sendable {
   // State lives in `state`, guarded by its lock; `queue` and `events` are thread-safe.
   struct State {
     var inFlight: [CoalescingKey: Operation] = [:]
-    var outstanding = 0
     var idleWaiters: [UInt64: @Sendable () -> Void] = [:]
     var nextIdleWaiterID: UInt64 = 0
   }
 
   let state = Locked(State())
+
+  /// Operations enqueued through this manager and not finished yet. An atomic, so enqueueing
+  /// an operation without a key and finishing one take no manager-wide lock. Idle waiters
+  /// still register under `state`'s lock; see ``whenIdle(_:)``.
+  let outstanding = Atomic<Int>(0)
 
   /// The queue operations run on. Use the manager's methods to add work so coalescing and
   /// idle tracking see it; the queue itself is exposed for settings the manager does not wrap.
@@ -123,7 +128,7 @@ public final class OperationQueueManager: @unchecked Sendable {
   }
 
   /// How many operations enqueued through this manager have not finished yet. O(1).
-  public var outstandingOperationCount: Int { state.withLock { $0.outstanding } }
+  public var outstandingOperationCount: Int { outstanding.load(ordering: .sequentiallyConsistent) }
 
   /// Whether every operation enqueued through this manager has finished.
   public var isIdle: Bool { outstandingOperationCount == 0 }
@@ -146,7 +151,8 @@ public final class OperationQueueManager: @unchecked Sendable {
   /// operation. The returned identity cancels the wait through ``removeIdleWaiter(_:)``.
   package func whenIdle(_ body: @escaping @Sendable () -> Void) -> UInt64? {
     let id = state.withLock { state -> UInt64? in
-      if state.outstanding == 0 { return nil }
+      // Under the lock, so a finish that reaches zero meanwhile finds this waiter registered.
+      if outstanding.load(ordering: .sequentiallyConsistent) == 0 { return nil }
       let id = state.nextIdleWaiterID
       state.nextIdleWaiterID += 1
       state.idleWaiters[id] = body

@@ -265,19 +265,21 @@ extension StressRound {
     problems.append("reported finished without being started by their queue: \(names)")
   }
 
-  /// `main()` runs once for each `started` event. The event comes first, and the operation may
-  /// be finished from another thread (draining the queue) before `main()` is called, so a
-  /// missing call is waited for.
+  /// `main()` runs once for each `started` event. The operation may be finished from another
+  /// thread (draining the queue) between its start and the `started` event and `main()`, so
+  /// both may come after the flush: a mismatch is waited for, reading both again.
   private func checkMainRanOncePerStart(
     _ operations: [ProbedOperation], _ problems: inout [String]
   ) async {
-    let startedEvents = operations.map { events.counts(of: $0).started }
-    let mismatched = { operations.filter { startedEvents[$0.serial] != $0.probe.mainCalls } }
+    let events = events
+    let mismatched = {
+      operations.filter { events.counts(of: $0).started != $0.probe.mainCalls }
+    }
     guard !mismatched().isEmpty else { return }
     _ = await eventually(within: .seconds(5)) { mismatched().isEmpty }
     for operation in mismatched() {
       problems.append(
-        "\(operation.name ?? "?"): \(startedEvents[operation.serial]) started events, "
+        "\(operation.name ?? "?"): \(events.counts(of: operation).started) started events, "
           + "main() ran \(operation.probe.mainCalls) times")
     }
   }
