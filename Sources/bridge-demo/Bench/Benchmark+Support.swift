@@ -144,6 +144,13 @@ extension Benchmark {
     /// The current resident set size (`VmRSS`) in MiB; nil where `/proc` is unavailable.
     static var residentMiB: Double? { field("VmRSS") }
 
+    /// The resident set size after handing free heap back (``returnFreeMemory()``): live
+    /// memory, without pages the allocator keeps free (an arena a thread touched late, say).
+    static var liveResidentMiB: Double? {
+      _ = returnFreeMemory()
+      return residentMiB
+    }
+
     /// The peak resident set size (`VmHWM`, process-wide) in MiB; nil where unavailable.
     static var peakMiB: Double? { field("VmHWM") }
 
