@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Subclass it, override ``main()`` to start the work, and end by calling ``finish(with:)``
 /// (or ``finish(returning:)`` / ``finish(throwing:)``) from any thread. The queue is told about
-/// every state change through the `"isExecuting"` and `"isFinished"` keys, outside any lock.
+/// state changes through the `"isExecuting"` and `"isFinished"` keys, outside any lock (on
+/// swift-corelibs-foundation, whose queue acts on `"isFinished"` alone, through that key only).
 ///
 /// ```swift
 /// final class Square: ConcurrentOperation<Int, any Error>, @unchecked Sendable {
@@ -92,8 +93,12 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       didChangeValue(forKey: "isFinished")
       observer?.operationDidFinish(self)
     case .run(let timeout):
-      willChangeValue(forKey: "isExecuting")
-      didChangeValue(forKey: "isExecuting")
+      #if canImport(Darwin)
+        willChangeValue(forKey: "isExecuting")
+        didChangeValue(forKey: "isExecuting")
+      #endif
+      // corelibs needs no notification here: its queue marked the operation as starting
+      // before calling `start()`, and it reads `isExecuting` through the override.
       observer?.operationDidStart(self, key: coalescingKey)
       if let timeout { scheduleTimeout(after: timeout) }
       main()
