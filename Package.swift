@@ -22,7 +22,8 @@ let package = Package(
     .target(
       name: "TestSupport", dependencies: ["OperationCore", "AsyncBridge"], path: "Tests/TestSupport"
     ),
-    .testTarget(name: "OperationCoreTests", dependencies: ["OperationCore", "TestSupport"]),
+    .testTarget(
+      name: "OperationCoreTests", dependencies: ["OperationCore", "TestSupport", "FixtureServer"]),
     .testTarget(
       name: "AsyncBridgeTests", dependencies: ["AsyncBridge", "OperationCore", "TestSupport"]),
     .testTarget(

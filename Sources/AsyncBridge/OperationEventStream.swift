@@ -7,6 +7,11 @@ import OperationCore
 /// buffer size, the oldest unread events are dropped: a slow consumer never blocks the queue
 /// or the threads finishing operations. The subscription ends when the iterating task is
 /// cancelled or the stream is released.
+///
+/// Events are published by the threads that cause them, outside any lock, so events of
+/// different operations interleave freely. One operation's events come in lifecycle order,
+/// with one exception: an operation cancelled or finished from another thread at the moment
+/// its queue starts it may report `finished` just before `started`.
 public struct OperationEventStream: AsyncSequence, Sendable {
   /// The event type.
   public typealias Element = OperationEvent

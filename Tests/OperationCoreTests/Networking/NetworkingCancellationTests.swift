@@ -1,4 +1,5 @@
 import Dispatch
+import FixtureServer
 import Foundation
 import OperationCore
 import TestSupport
@@ -10,13 +11,17 @@ import Testing
 
 /// Cancellation and timeouts of a networking operation, over real HTTP.
 @Suite struct NetworkingCancellationTests {
-  let server: LoopbackHTTPServer
+  let server: FixtureHTTPServer
   let manager = OperationQueueManager(name: "networking-cancellation")
 
   init() throws {
-    server = try LoopbackHTTPServer(routes: [
-      "/hang": .hang, "/ok": .respond(status: 200, body: NetworkingFixtures.payload),
-    ])
+    server = try FixtureHTTPServer { request in
+      switch request.path {
+      case "/hang": .hanging
+      case "/ok": .json(NetworkingFixtures.payload)
+      default: .text("no route for \(request.path)", status: 404)
+      }
+    }
   }
 
   private func operation(_ path: String) -> NetworkingOperation<NetworkingPayload> {
@@ -29,7 +34,7 @@ import Testing
     let operation = operation("/hang")
     let delivered = Locked<Result<NetworkingPayload, any Error>?>(nil)
     manager.enqueue(operation) { result in delivered.withLock { $0 = result } }
-    #expect(await eventually { server.requestCount("/hang") == 1 })
+    #expect(await server.waitForRequests(1, timeout: .seconds(30)))
 
     operation.cancel()
 
@@ -39,17 +44,17 @@ import Testing
     #expect(throws: CancellationError.self) { try outcome.get() }
     #expect(operation.isFinished)
     // The data task was cancelled: the server sees the client close the connection.
-    #expect(await eventually { server.connectionsClosedByClient == 1 })
+    #expect(await server.waitForAbandonedResponses(1, timeout: .seconds(30)))
   }
 
   @Test func cancellingAnAwaitingCallerResumesItWithCancellationError() async throws {
     defer { server.stop() }
     let operation = operation("/hang")
     let waiter = Task { await networkingResult(of: operation, on: manager) }
-    #expect(await eventually { server.requestCount("/hang") == 1 })
+    #expect(await server.waitForRequests(1, timeout: .seconds(30)))
     operation.cancel()
     await #expect(throws: CancellationError.self) { try await waiter.value.get() }
-    #expect(await eventually { server.connectionsClosedByClient == 1 })
+    #expect(await server.waitForAbandonedResponses(1, timeout: .seconds(30)))
   }
 
   @Test func operationKeepingItsSlotFinishesOnceTheDataTaskHasStopped() async throws {
@@ -60,12 +65,12 @@ import Testing
     let operation = SlotKeeping(
       request: URLRequest(url: server.url("/hang")), session: NetworkingFixtures.session)
     let waiter = Task { await networkingResult(of: operation, on: manager) }
-    #expect(await eventually { server.requestCount("/hang") == 1 })
+    #expect(await server.waitForRequests(1, timeout: .seconds(30)))
     operation.cancel()
     await #expect(throws: CancellationError.self) { try await waiter.value.get() }
     // The slot is released when the data task reports its cancellation, not before.
     #expect(await eventually { operation.isFinished && manager.isIdle })
-    #expect(await eventually { server.connectionsClosedByClient == 1 })
+    #expect(await server.waitForAbandonedResponses(1, timeout: .seconds(30)))
   }
 
   @Test func cancellingBeforeTheQueueStartsItSendsNoRequest() async throws {
@@ -81,7 +86,7 @@ import Testing
     #expect(operation.isFinished)
     // Give a stray request time to arrive before asserting there was none.
     try await Task.sleep(for: .milliseconds(100))
-    #expect(server.requestCount("/ok") == 0)
+    #expect(server.requestCount(path: "/ok") == 0)
   }
 
   @Test func cancellingAnOperationNeverEnqueuedSendsNoRequest() async throws {
@@ -92,7 +97,7 @@ import Testing
     #expect(throws: CancellationError.self) { try result.get() }
     #expect(await eventually { manager.isIdle })
     try await Task.sleep(for: .milliseconds(100))
-    #expect(server.requestCount("/ok") == 0)
+    #expect(server.requestCount(path: "/ok") == 0)
   }
 
   @Test func operationTimeoutReportsTimeoutAndCancelsTheDataTask() async throws {
@@ -101,7 +106,7 @@ import Testing
     operation.timeout = .milliseconds(200)
     let result = await networkingResult(of: operation, on: manager)
     #expect(throws: OperationTimeoutError.self) { try result.get() }
-    #expect(await eventually { server.connectionsClosedByClient == 1 })
+    #expect(await server.waitForAbandonedResponses(1, timeout: .seconds(30)))
   }
 
   @Test func dataTaskCancelledOutsideTheOperationIsATransportError() async throws {
@@ -111,7 +116,7 @@ import Testing
     let operation = NetworkingOperation<NetworkingPayload>(
       request: URLRequest(url: server.url("/hang")), session: session)
     let waiter = Task { await networkingResult(of: operation, on: manager) }
-    #expect(await eventually { server.requestCount("/hang") == 1 })
+    #expect(await server.waitForRequests(1, timeout: .seconds(30)))
     session.getAllTasks { tasks in
       DispatchQueue.global().async { tasks.forEach { $0.cancel() } }
     }

@@ -1,3 +1,4 @@
+import FixtureServer
 import Foundation
 import OperationCore
 import Synchronization
@@ -19,9 +20,11 @@ import Testing
   }
 
   @Test func identicalConcurrentRequestsSendOneHTTPRequest() async throws {
-    let server = try LoopbackHTTPServer(routes: [
-      "/slow": .respond(status: 200, body: NetworkingFixtures.payload, delay: .milliseconds(300))
-    ])
+    let server = try FixtureHTTPServer { _ in
+      var response = FixtureResponse.json(NetworkingFixtures.payload)
+      response.latency = .milliseconds(300)
+      return response
+    }
     defer { server.stop() }
     let manager = OperationQueueManager(name: "networking-coalescing")
     let request = URLRequest(url: server.url("/slow?site=stackoverflow"))
@@ -33,20 +36,22 @@ import Testing
       return try await group.reduce(into: []) { $0.append($1) }
     }
     #expect(results == Array(repeating: NetworkingPayload(name: "swift", count: 3), count: callers))
-    #expect(server.requestCount("/slow") == 1)
+    #expect(server.requestCount(path: "/slow") == 1)
   }
 
   @Test func optingOutSendsEveryRequest() async throws {
-    let server = try LoopbackHTTPServer(routes: [
-      "/slow": .respond(status: 200, body: NetworkingFixtures.payload, delay: .milliseconds(100))
-    ])
+    let server = try FixtureHTTPServer { _ in
+      var response = FixtureResponse.json(NetworkingFixtures.payload)
+      response.latency = .milliseconds(100)
+      return response
+    }
     defer { server.stop() }
     let manager = OperationQueueManager(name: "networking-no-coalescing")
     let request = URLRequest(url: server.url("/slow"))
     async let first = networkingResult(of: operation(request, coalescing: .never), on: manager)
     async let second = networkingResult(of: operation(request, coalescing: .never), on: manager)
     _ = try await (first.get(), second.get())
-    #expect(server.requestCount("/slow") == 2)
+    #expect(server.requestCount(path: "/slow") == 2)
   }
 
   @Test func identicalGETsShareAKeyThatShowsOnlyMethodAndURL() throws {

@@ -1,3 +1,4 @@
+import FixtureServer
 import Foundation
 import OperationCore
 import TestSupport
@@ -9,25 +10,25 @@ import Testing
 
 /// Real HTTP through URLSession against a loopback server: every response mapping.
 @Suite struct NetworkingHTTPTests {
-  let server: LoopbackHTTPServer
+  let server: FixtureHTTPServer
   let manager = OperationQueueManager(name: "networking-http")
 
   init() throws {
-    server = try LoopbackHTTPServer(routes: [
-      "/ok": .respond(status: 200, body: NetworkingFixtures.payload),
-      "/bad-request": .respond(status: 400, body: NetworkingFixtures.apiError),
-      "/unavailable": .respond(
-        status: 503, contentType: "text/html", body: NetworkingFixtures.html),
-      "/empty": .respond(status: 200, body: Data()),
-      "/no-content": .respond(status: 204, body: Data()),
-      "/invalid-json": .respond(status: 200, body: Data(#"{"name": "swift", "count": }"#.utf8)),
-      "/html": .respond(status: 200, contentType: "text/html", body: NetworkingFixtures.html),
-      "/wrong-shape": .respond(status: 200, body: Data(#"{"name":"swift"}"#.utf8)),
-      "/large": .respond(status: 200, body: Data(repeating: 0x20, count: 2_000)),
-      "/large-unannounced": .respond(
-        status: 200, body: Data(repeating: 0x20, count: 2_000), contentLength: false),
-      "/hang": .hang,
-    ])
+    server = try FixtureHTTPServer { request in
+      switch request.path {
+      case "/ok": .json(NetworkingFixtures.payload)
+      case "/bad-request": .json(NetworkingFixtures.apiError, status: 400)
+      case "/unavailable": .html(NetworkingFixtures.html, status: 503)
+      case "/empty": .json(Data())
+      case "/no-content": FixtureResponse(status: 204)
+      case "/invalid-json": .json(Data(#"{"name": "swift", "count": }"#.utf8))
+      case "/html": .html(NetworkingFixtures.html)
+      case "/wrong-shape": .json(Data(#"{"name":"swift"}"#.utf8))
+      case "/large": .json(Data(repeating: 0x20, count: 2_000))
+      case "/hang": .hanging
+      default: .text("no route for \(request.path)", status: 404)
+      }
+    }
   }
 
   private func fetch(
@@ -46,7 +47,7 @@ import Testing
   @Test func successDecodesTheBody() async throws {
     let result = await fetch("/ok")
     #expect(try result.get() == NetworkingPayload(name: "swift", count: 3))
-    #expect(server.requestCount("/ok") == 1)
+    #expect(server.requestCount(path: "/ok") == 1)
   }
 
   @Test func clientErrorCarriesTheParsedServerErrorBody() async throws {
@@ -136,8 +137,10 @@ import Testing
   }
 
   @Test func unannouncedBodyOverTheLimitIsRejectedOnArrival() async throws {
-    let result = await fetch("/large-unannounced", maxResponseBytes: 1_000)
-    let error = try #require(result.networkingError)
+    let url = try serveOnceWithoutContentLength(Data(repeating: 0x20, count: 2_000))
+    let operation = NetworkingOperation<NetworkingPayload>(
+      request: URLRequest(url: url), session: NetworkingFixtures.session, maxResponseBytes: 1_000)
+    let error = try #require(await networkingResult(of: operation, on: manager).networkingError)
     guard case .responseTooLarge(byteCount: 2_000, limit: 1_000) = error else {
       Issue.record("expected responseTooLarge, got \(error)")
       return

@@ -1,3 +1,4 @@
+import FixtureServer
 import Foundation
 import OperationCore
 
@@ -31,11 +32,17 @@ enum NetworkingFixtures {
   static let payload = Data(#"{"name":"swift","count":3}"#.utf8)
   static let apiError = Data(
     #"{"error_id":400,"error_message":"site is required","error_name":"bad_parameter"}"#.utf8)
-  static let html = Data(
-    "<html>\n<head><title>503 Service Unavailable</title></head>\n<body>down</body></html>".utf8)
+  static let html =
+    "<html>\n<head><title>503 Service Unavailable</title></head>\n<body>down</body></html>"
 
   /// One session for every networking test, as the operation's documentation asks.
   static let session = URLSession.makeNetworkingSession(timeout: .seconds(10))
+}
+
+extension FixtureResponse {
+  /// No answer for far longer than any test waits: the server holds the connection open,
+  /// notices when the client closes it and counts that as an abandoned response.
+  static let hanging = FixtureResponse(latency: .seconds(3_600))
 }
 
 /// Enqueues `operation` and waits for its result.
