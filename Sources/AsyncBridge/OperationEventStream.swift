@@ -9,9 +9,9 @@ import OperationCore
 /// cancelled or the stream is released.
 ///
 /// Events are published by the threads that cause them, outside any lock, so events of
-/// different operations interleave freely. One operation's events come in lifecycle order,
-/// with one exception: an operation cancelled or finished from another thread at the moment
-/// its queue starts it may report `finished` just before `started`.
+/// different operations interleave freely; one operation's events come in lifecycle order
+/// (a finish or cancellation from another thread at the moment its queue starts it waits
+/// for the `started` event).
 public struct OperationEventStream: AsyncSequence, Sendable {
   /// The event type.
   public typealias Element = OperationEvent

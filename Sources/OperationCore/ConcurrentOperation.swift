@@ -21,8 +21,9 @@ import Foundation
 /// second `finish` is a no-op.
 ///
 /// **Cancellation.** ``cancel()`` is always safe. It delivers cancellation to every waiter at
-/// once, calls ``operationWasCancelled()`` if the work had started, and releases the queue slot
-/// (unless ``finishesImmediatelyWhenCancelled`` is false). An operation its queue has not
+/// once (if the queue is starting the operation at that moment, right after the start is
+/// announced to event subscribers), calls ``operationWasCancelled()`` if the work had started,
+/// and releases the queue slot (unless ``finishesImmediatelyWhenCancelled`` is false). An operation its queue has not
 /// started yet is reported finished only when the queue starts it: finishing it earlier hangs
 /// swift-corelibs-foundation's queue. Waiters do not wait for that; they are resumed at once.
 ///
@@ -100,6 +101,11 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       // corelibs needs no notification here: its queue marked the operation as starting
       // before calling `start()`, and it reads `isExecuting` through the override.
       observer?.operationDidStart(self, key: coalescingKey)
+      // A finish or cancellation from another thread since the start waited for the `started`
+      // event above, so nobody sees this operation settle or finish before it started.
+      if let awaiting = state.withLock({ $0.startAnnounced() }) {
+        for effects in awaiting { perform(effects, observer: observer) }
+      }
       if let timeout { scheduleTimeout(after: timeout) }
       main()
     }

@@ -46,7 +46,8 @@ struct OperationStateMachine {
     /// Settled before the queue started it and still delivering: the delivering thread
     /// reports finished when it is done.
     case finishAfterDelivery
-    /// Report executing and call `main()`.
+    /// Report executing, announce the start (then perform ``startAnnounced()``'s effects) and
+    /// call `main()`.
     case run(timeout: Duration?)
   }
 
@@ -70,6 +71,10 @@ struct OperationStateMachine {
   /// interest: from then on, waiters leaving never cancel the operation.
   private var hasPermanentInterest = false
   private var isEnqueued = false
+  /// True from the start until its `started` event is out. Events meanwhile keep their effects
+  /// in `effectsAwaitingStart`, so nobody sees the operation settle or finish before it started.
+  private var isAnnouncingStart = false
+  private var effectsAwaitingStart: [Effects] = []
   private var startedAt: ContinuousClock.Instant?
   var timeout: Duration?
   weak var observer: (any OperationLifecycleObserver)?
@@ -111,7 +116,17 @@ struct OperationStateMachine {
     }
     phase = .executing
     startedAt = .now
+    isAnnouncingStart = true
     return .run(timeout: timeout)
+  }
+
+  /// The start was announced; returns the effects of events that came meanwhile, in order
+  /// (nil when none did, as nearly always).
+  mutating func startAnnounced() -> [Effects]? {
+    isAnnouncingStart = false
+    guard !effectsAwaitingStart.isEmpty else { return nil }
+    defer { effectsAwaitingStart = [] }
+    return effectsAwaitingStart
   }
 
   /// The work ended (called by the subclass through `finish`). A second call is a no-op.
@@ -124,6 +139,7 @@ struct OperationStateMachine {
       phase = .finished
       effects.queueNotification = .finishedFromExecuting
     }
+    waitForStartAnnouncement(&effects)
     return effects
   }
 
@@ -142,6 +158,7 @@ struct OperationStateMachine {
         effects.queueNotification = .finishedFromExecuting
       }
     }
+    waitForStartAnnouncement(&effects)
     return effects
   }
 
@@ -154,6 +171,7 @@ struct OperationStateMachine {
     effects.stopWork = true
     phase = .finished
     effects.queueNotification = .finishedFromExecuting
+    waitForStartAnnouncement(&effects)
     return effects
   }
 
@@ -199,6 +217,14 @@ struct OperationStateMachine {
       waiters.append(waiter, id: id)
     }
     return id
+  }
+
+  /// While the start is being announced, hands `effects` to the starting thread, which
+  /// performs them once its `started` event is out, and leaves none for the caller.
+  private mutating func waitForStartAnnouncement(_ effects: inout Effects) {
+    guard isAnnouncingStart else { return }
+    effectsAwaitingStart.append(effects)
+    effects = Effects()
   }
 
   private mutating func settle(_ result: ErasedOutcome) -> Effects {

@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 @Suite struct LifecycleTests {
@@ -21,6 +22,33 @@ import Testing
     #expect(operation.isFinished)
     #expect(!operation.isCancelled)
     #expect(await manager.waitUntilIdle())
+  }
+
+  @Test func aFinishWhileTheStartIsAnnouncedIsReportedAfterIt() async throws {
+    let manager = OperationQueueManager(name: "lifecycle.startAnnouncement")
+    let operation = ManualOperation()
+    let kinds = Locked<[OperationEvent.Kind]>([])
+    // Handlers run on the publishing thread: this one holds the `started` announcement until
+    // another thread has finished the operation.
+    let subscription = manager.events.subscribe { event in
+      if event.kind == .started {
+        let finished = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+          operation.release(7)
+          finished.signal()
+        }
+        finished.wait()
+      }
+      kinds.withLock { $0.append(event.kind) }
+    }
+    defer { manager.events.unsubscribe(subscription) }
+    let value = await withCheckedContinuation { continuation in
+      manager.enqueue(operation) { continuation.resume(returning: try? $0.get()) }
+    }
+    #expect(value == 7)
+    #expect(await becomesIdle(manager))
+    #expect(kinds.withLock { $0 } == [.enqueued, .started, .finished(.success)])
+    #expect(operation.mainCallCount == 1)
   }
 
   @Test func resultIsNilUntilFinishedThenHoldsTheValue() async throws {
