@@ -65,13 +65,6 @@ private final class Registration: @unchecked Sendable {
 }
 
 extension ErasedOutcome {
-  /// The value, or the untyped error (`CancellationError` for cancellation).
-  func untypedValue<Value: Sendable, Failure: Error>(
-    of operation: ConcurrentOperation<Value, Failure>
-  ) throws -> Value {
-    try untypedValue(Value.self)
-  }
-
   /// The value, or the typed failure.
   func typedValue<Value: Sendable, Failure: OperationFailure>(
     of operation: ConcurrentOperation<Value, Failure>

@@ -10,7 +10,7 @@ extension ConcurrentOperation {
   /// - Returns: The operation's value.
   /// - Throws: The operation's failure, `CancellationError` or ``OperationTimeoutError``.
   public func value() async throws -> Value {
-    try await outcome().untypedValue(of: self)
+    try await outcome().untypedValue(Value.self)
   }
 
   fileprivate func outcome() async -> ErasedOutcome {

@@ -24,7 +24,7 @@ extension OperationQueueManager {
     _ operation: ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil
   ) async throws -> Value {
-    try await outcome(of: operation, priority: priority).untypedValue(of: operation)
+    try await outcome(of: operation, priority: priority).untypedValue(Value.self)
   }
 
   /// Enqueues `operation`, or joins an identical one in flight, and returns its value, with

@@ -315,11 +315,17 @@ extension ConcurrentOperation where Failure: OperationFailure {
     on callbackQueue: CallbackQueue? = nil,
     _ handler: @escaping @Sendable (Result<Value, Failure>) -> Void
   ) {
-    addWaiter(
-      OperationWaiter(callbackQueue: callbackQueue) {
-        handler($0.typed(Value.self, Failure.self).typedResult)
-      },
-      leavesEarly: false)
+    addWaiter(makeWaiter(callbackQueue: callbackQueue, typedResult: handler), leavesEarly: false)
+  }
+
+  /// Makes a waiter that hands a typed result to `handler`.
+  package final func makeWaiter(
+    callbackQueue: CallbackQueue?,
+    typedResult handler: @escaping @Sendable (Result<Value, Failure>) -> Void
+  ) -> OperationWaiter {
+    OperationWaiter(callbackQueue: callbackQueue) {
+      handler($0.typed(Value.self, Failure.self).typedResult)
+    }
   }
 }
 

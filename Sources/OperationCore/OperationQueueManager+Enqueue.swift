@@ -47,9 +47,7 @@ extension OperationQueueManager {
     callbackQueue: CallbackQueue? = nil,
     completion: @escaping @Sendable (Result<Value, Failure>) -> Void
   ) -> ConcurrentOperation<Value, Failure> {
-    let waiter = OperationWaiter(callbackQueue: callbackQueue) {
-      completion($0.typed(Value.self, Failure.self).typedResult)
-    }
+    let waiter = operation.makeWaiter(callbackQueue: callbackQueue, typedResult: completion)
     return admit(operation, waiter: waiter, leavesEarly: false, priority: priority).operation
   }
 
