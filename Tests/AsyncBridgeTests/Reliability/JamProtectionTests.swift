@@ -37,6 +37,8 @@ final class ForgetsToFinish: ConcurrentOperation<Int, any Error>, @unchecked Sen
     let behind = ImmediateOperation(value: 2)
 
     let caller = Task { try await manager.perform(jammed) }
+    // The second task starts once the jam holds the queue: two tasks may run in either order.
+    #expect(await log.wait(for: .started, of: jammed))
     let next = Task { try await manager.perform(behind) }
     let outcome = await result(of: caller)
     await expectValue(2, from: next)
@@ -67,6 +69,8 @@ final class ForgetsToFinish: ConcurrentOperation<Int, any Error>, @unchecked Sen
     let jammed = ForgetsToFinish()  // no timeout: only the report
     let behind = ImmediateOperation(value: 2)
     let caller = Task { try await manager.perform(jammed) }
+    // The second task starts once the jam holds the queue: two tasks may run in either order.
+    #expect(await log.wait(for: .started, of: jammed))
     let next = Task { try await manager.perform(behind) }
 
     #expect(await log.wait(for: .stalled, of: jammed))
