@@ -74,6 +74,7 @@ final class ForgetsToFinish: ConcurrentOperation<Int, any Error>, @unchecked Sen
     let next = Task { try await manager.perform(behind) }
 
     #expect(await log.wait(for: .stalled, of: jammed))
+    #expect(await log.wait(for: .enqueued, of: behind))
     // Jammed: the next operation cannot start while the only slot is held.
     #expect(log.events(.started, of: behind).isEmpty)
     #expect(jammed.isExecuting)
