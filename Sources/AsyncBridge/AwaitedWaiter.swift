@@ -69,6 +69,6 @@ extension ErasedOutcome {
   func typedValue<Value: Sendable, Failure: OperationFailure>(
     of operation: ConcurrentOperation<Value, Failure>
   ) throws(Failure) -> Value {
-    try typed(Value.self, Failure.self).typedResult.get()
+    try typedResult(Value.self, Failure.self).get()
   }
 }

@@ -142,12 +142,20 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   // MARK: Finishing
 
+  // The finishing methods are inlinable so that a subclass's call is specialised for its
+  // `Value`: boxing the value then needs no lookup of the box's generic metadata at run time.
+
   /// Ends the operation with `result`. Only the first call counts.
+  @inlinable
   public final func finish(with result: Result<Value, Failure>) {
-    settle(erased: OperationOutcome(result).erased)
+    switch result {
+    case .success(let value): finish(returning: value)
+    case .failure(let failure): finish(throwing: failure)
+    }
   }
 
   /// Ends the operation with a value. Only the first call counts.
+  @inlinable
   public final func finish(returning value: Value) {
     settle(erased: .success(ValueBox(value)))
   }
@@ -163,7 +171,8 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     settle(erased: outcome.erased)
   }
 
-  private func settle(erased outcome: ErasedOutcome) {
+  @usableFromInline
+  final func settle(erased outcome: ErasedOutcome) {
     let (effects, observer) = state.withLock { ($0.finish(with: outcome), $0.observer) }
     perform(effects, observer: observer)
   }
@@ -177,6 +186,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// - Parameters:
   ///   - callbackQueue: Where to call `handler`; nil calls it on the thread that settles.
   ///   - handler: Receives the result.
+  @inlinable
   public final func addCompletion(
     on callbackQueue: CallbackQueue? = nil,
     _ handler: @escaping @Sendable (Result<Value, any Error>) -> Void
@@ -187,6 +197,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// Adds a waiter; delivers at once (on its callback queue) if the operation has settled.
   @discardableResult
+  @usableFromInline
   package final func addWaiter(
     _ waiter: OperationWaiter, leavesEarly: Bool
   ) -> OperationWaiter.ID? {
@@ -231,15 +242,22 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     }
   }
 
-  /// Raises the operation's queue priority to at least `priority`, or with `exactly` sets it.
-  package final func applyPriority(_ priority: Operation.QueuePriority, exactly: Bool = false) {
+  /// Sets the queue priority of an operation being claimed, before any joiner can see it:
+  /// nothing can race with it, so it takes no lock, and an unchanged priority costs nothing.
+  final func setInitialPriority(_ priority: Operation.QueuePriority) {
+    if queuePriority != priority { queuePriority = priority }
+  }
+
+  /// Raises the operation's queue priority to at least `priority`.
+  package final func raisePriority(to priority: Operation.QueuePriority) {
     // A leaf lock: Foundation's setter re-sorts the queue and never calls back into this class.
     priorityChangeLock.withLock {
-      if exactly || queuePriority.rawValue < priority.rawValue { queuePriority = priority }
+      if queuePriority.rawValue < priority.rawValue { queuePriority = priority }
     }
   }
 
   /// Makes a waiter that hands an untyped result to `handler`.
+  @inlinable
   package final func makeWaiter(
     callbackQueue: CallbackQueue?,
     untypedResult handler: @escaping @Sendable (Result<Value, any Error>) -> Void
@@ -258,7 +276,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       observer?.operationDidSettle(
         self, key: coalescingKey, completion: outcome.completion,
         waiterCount: effects.waiters.count,
-        duration: effects.startedAt.map { .now - $0 })
+        duration: effects.startedAt?.elapsed)
       effects.waiters.resumeAll(with: outcome)
       if effects.reportsDeliveryEnd {
         // Read the observer again: the operation may have been enqueued since it settled.
@@ -302,7 +320,7 @@ extension ConcurrentOperation where Failure: OperationFailure {
   /// How the operation ended, typed (cancellation and timeout through ``OperationFailure``);
   /// nil until then.
   public var typedResult: Result<Value, Failure>? {
-    state.withLock { $0.outcome }?.typed(Value.self, Failure.self).typedResult
+    state.withLock { $0.outcome }?.typedResult(Value.self, Failure.self)
   }
 
   /// Adds a typed completion handler, called exactly once with the operation's result.
@@ -311,6 +329,7 @@ extension ConcurrentOperation where Failure: OperationFailure {
   /// - Parameters:
   ///   - callbackQueue: Where to call `handler`; nil calls it on the thread that settles.
   ///   - handler: Receives the result; cancellation arrives as `Failure(cancellation:)`.
+  @inlinable
   public final func addCompletion(
     on callbackQueue: CallbackQueue? = nil,
     _ handler: @escaping @Sendable (Result<Value, Failure>) -> Void
@@ -319,18 +338,19 @@ extension ConcurrentOperation where Failure: OperationFailure {
   }
 
   /// Makes a waiter that hands a typed result to `handler`.
+  @inlinable
   package final func makeWaiter(
     callbackQueue: CallbackQueue?,
     typedResult handler: @escaping @Sendable (Result<Value, Failure>) -> Void
   ) -> OperationWaiter {
     OperationWaiter(callbackQueue: callbackQueue) {
-      handler($0.typed(Value.self, Failure.self).typedResult)
+      handler($0.typedResult(Value.self, Failure.self))
     }
   }
 }
 
-/// Serialises priority changes made by managers (rare: a new operation, or a join asking for a
-/// higher priority), so two raises never interleave. One lock for all operations: a lock per
+/// Serialises priority raises made by managers (rare: a join asking for a higher priority), so
+/// two raises never interleave. One lock for all operations: a lock per
 /// operation would cost two allocations on every enqueue.
 private let priorityChangeLock = NSLock()
 

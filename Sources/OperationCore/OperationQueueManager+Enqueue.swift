@@ -2,8 +2,10 @@ import Foundation
 
 extension OperationQueueManager {
   /// The result of admitting a request: the operation doing the work, and the waiter's place.
+  @usableFromInline
   package struct Admission<Value: Sendable, Failure: Error> {
     /// The operation that does the work: the one passed in, or the in-flight one it joined.
+    @usableFromInline
     package let operation: ConcurrentOperation<Value, Failure>
     /// The waiter's identity on `operation`, to leave early; nil when no waiter was given or
     /// the outcome was delivered at once.
@@ -21,6 +23,7 @@ extension OperationQueueManager {
   ///   - completion: Called exactly once.
   /// - Returns: The operation that does the work; cancelling it cancels every waiter.
   @discardableResult
+  @inlinable
   public func enqueue<Value, Failure>(
     _ operation: ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil,
@@ -41,6 +44,7 @@ extension OperationQueueManager {
   ///   - completion: Called exactly once.
   /// - Returns: The operation that does the work; cancelling it cancels every waiter.
   @discardableResult
+  @inlinable
   public func enqueue<Value, Failure: OperationFailure>(
     _ operation: ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil,
@@ -84,47 +88,59 @@ extension OperationQueueManager {
   /// A waiter that `leavesEarly` (an awaiting task) may later leave through
   /// `ConcurrentOperation.cancelWaiter`; when the last such waiter leaves and nobody else
   /// wants the value, the operation is cancelled.
+  @usableFromInline
   package func admit<Value, Failure>(
     _ operation: ConcurrentOperation<Value, Failure>,
     waiter: OperationWaiter?,
     leavesEarly: Bool,
     priority: Operation.QueuePriority?
   ) -> Admission<Value, Failure> {
-    let key = operation.coalescingKey
-    let decision: AdmissionDecision<Value, Failure>
-    if let key {
-      // One step under the manager's lock: join work in flight, or claim this operation,
-      // register the waiter and index it, so two identical requests never both start fresh work.
-      decision = state.withLock { state in
-        if let joined = Self.join(
-          key, as: ConcurrentOperation<Value, Failure>.self, in: state, excluding: operation,
-          waiter: waiter, leavesEarly: leavesEarly)
-        {
-          return .joined(joined)
-        }
-        let decision = claim(
-          operation, waiter: waiter, leavesEarly: leavesEarly, priority: priority)
-        // Settled work (cancelled before it was enqueued) is never indexed: nothing would
-        // remove it.
-        if case .fresh(_, settled: nil) = decision { state.inFlight[key] = operation }
-        return decision
-      }
-    } else {
+    guard let key = operation.coalescingKey else {
       // Nothing to join or index: the operation's own lock makes the claim atomic.
-      decision = claim(operation, waiter: waiter, leavesEarly: leavesEarly, priority: priority)
+      let claim = claim(operation, waiter: waiter, leavesEarly: leavesEarly, priority: priority)
+      return admitClaimed(operation, claim, key: nil, waiter: waiter, leavesEarly: leavesEarly)
     }
-    switch decision {
-    case .joined(let joined):
-      // The dropped request never runs. On swift-corelibs-foundation each of its dependencies
-      // keeps an unretained pointer to it and dereferences it on finishing, which crashes
-      // once the caller releases it (a coalesced `ChainedOperation`, say): detach it.
-      for dependency in operation.dependencies { operation.removeDependency(dependency) }
-      return didJoin(joined, key: key, waiter: waiter, priority: priority)
+    // One step under the manager's lock: join work in flight, or claim this operation,
+    // register the waiter and index it, so two identical requests never both start fresh work.
+    var claim = OperationStateMachine.Claim.rejected
+    let joined = state.withLock { state -> Joined<Value, Failure>? in
+      if let joined = Self.join(
+        key, as: ConcurrentOperation<Value, Failure>.self, in: state, excluding: operation,
+        waiter: waiter, leavesEarly: leavesEarly)
+      {
+        return joined
+      }
+      claim = self.claim(operation, waiter: waiter, leavesEarly: leavesEarly, priority: priority)
+      // Settled work (cancelled before it was enqueued) is never indexed: nothing would
+      // remove it.
+      if case .claimed(_, settled: nil) = claim { state.inFlight[key] = operation }
+      return nil
+    }
+    guard let joined else {
+      return admitClaimed(operation, claim, key: key, waiter: waiter, leavesEarly: leavesEarly)
+    }
+    // The dropped request never runs. On swift-corelibs-foundation each of its dependencies
+    // keeps an unretained pointer to it and dereferences it on finishing, which crashes once
+    // the caller releases it (a coalesced `ChainedOperation`, say): detach it.
+    for dependency in operation.dependencies { operation.removeDependency(dependency) }
+    return didJoin(joined, key: key, waiter: waiter, priority: priority)
+  }
+
+  /// After claiming (or failing to claim) `operation` itself, outside the lock: enqueues it,
+  /// or waits for it when it was enqueued before.
+  private func admitClaimed<Value, Failure>(
+    _ operation: ConcurrentOperation<Value, Failure>,
+    _ claim: OperationStateMachine.Claim,
+    key: CoalescingKey?,
+    waiter: OperationWaiter?,
+    leavesEarly: Bool
+  ) -> Admission<Value, Failure> {
+    switch claim {
     case .rejected:
       // Enqueued before (here or elsewhere) or already run: wait for it rather than trap.
       let id = waiter.flatMap { operation.addWaiter($0, leavesEarly: leavesEarly) }
       return Admission(operation: operation, waiterID: id)
-    case .fresh(let id, let settled):
+    case .claimed(let id, let settled):
       if let settled { waiter?.resume(with: settled) }
       events.publish(
         event(.enqueued, for: operation, key: key, waiterCount: waiter == nil ? 0 : 1))
@@ -140,14 +156,14 @@ extension OperationQueueManager {
     waiter: OperationWaiter?,
     leavesEarly: Bool,
     priority: Operation.QueuePriority?
-  ) -> AdmissionDecision<Value, Failure> {
+  ) -> OperationStateMachine.Claim {
     let claim = operation.claimForEnqueue(observer: self, waiter: waiter, leavesEarly: leavesEarly)
-    guard case .claimed(let id, let settled) = claim else { return .rejected }
+    guard case .claimed = claim else { return .rejected }
     // Set before the operation becomes visible to joiners, who may only raise it.
-    if let priority { operation.applyPriority(priority, exactly: true) }
+    if let priority { operation.setInitialPriority(priority) }
     // Counted before the queue sees it: its finish decrements.
     outstanding.add(1, ordering: .sequentiallyConsistent)
-    return .fresh(id: id, settled: settled)
+    return claim
   }
 
   /// Under the manager's lock: adds `waiter` to the open operation indexed under `key`, unless
@@ -174,7 +190,7 @@ extension OperationQueueManager {
     waiter: OperationWaiter?,
     priority: Operation.QueuePriority?
   ) -> Admission<Value, Failure> {
-    if let priority { joined.operation.applyPriority(priority) }
+    if let priority { joined.operation.raisePriority(to: priority) }
     events.publish(event(.joined, for: joined.operation, key: key, waiterCount: joined.waiterCount))
     return Admission(operation: joined.operation, waiterID: waiter == nil ? nil : joined.id)
   }
@@ -185,11 +201,4 @@ private struct Joined<Value: Sendable, Failure: Error> {
   let operation: ConcurrentOperation<Value, Failure>
   let id: OperationWaiter.ID
   let waiterCount: Int
-}
-
-/// What `admit` decided under the manager's lock.
-private enum AdmissionDecision<Value: Sendable, Failure: Error> {
-  case joined(Joined<Value, Failure>)
-  case rejected
-  case fresh(id: OperationWaiter.ID?, settled: ErasedOutcome?)
 }

@@ -30,7 +30,7 @@ struct OperationStateMachine {
     var outcome: ErasedOutcome?
     var stopWork = false
     /// When the queue started the operation, for event durations.
-    var startedAt: ContinuousClock.Instant?
+    var startedAt: MonotonicInstant?
     /// The operation settled before its queue started it: after delivering, the caller must
     /// report `deliveryEnded()`, in case the queue started it meanwhile.
     var reportsDeliveryEnd = false
@@ -75,7 +75,7 @@ struct OperationStateMachine {
   /// in `effectsAwaitingStart`, so nobody sees the operation settle or finish before it started.
   private var isAnnouncingStart = false
   private var effectsAwaitingStart: [Effects] = []
-  private var startedAt: ContinuousClock.Instant?
+  private var startedAt: MonotonicInstant?
   var timeout: Duration?
   weak var observer: (any OperationLifecycleObserver)?
 

@@ -4,14 +4,17 @@
 /// needs no generic metadata. Its layout is fixed at compile time (a closure and an optional
 /// queue), so copies are plain retains: storing a `CheckedContinuation` itself, a type from a
 /// resilient library, would route every copy through runtime value witnesses.
+@usableFromInline
 package struct OperationWaiter: Sendable {
   /// Identifies the waiter so it can leave before the operation settles.
+  @usableFromInline
   package typealias ID = UInt64
 
   private let callbackQueue: CallbackQueue?
   private let deliver: @Sendable (ErasedOutcome) -> Void
 
   /// Creates a waiter that receives the outcome on `callbackQueue`, or on the settling thread.
+  @usableFromInline
   package init(
     callbackQueue: CallbackQueue?, deliver: @escaping @Sendable (ErasedOutcome) -> Void
   ) {
