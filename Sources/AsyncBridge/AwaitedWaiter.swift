@@ -17,8 +17,8 @@ enum AwaitedWaiter {
     if Task.isCancelled { return .cancelled }
     let registration = Registration()
     return await withTaskCancellationHandler {
-      await withWaiterContinuation { continuation in
-        let (operation, id) = register(registration.waiter(resuming: continuation))
+      await withCheckedContinuation { continuation in
+        let (operation, id) = register(OperationWaiter(continuation: continuation))
         guard let id else { return }
         // Leaving resumes the waiter with cancellation (before cancelling the operation, if it
         // was the last waiter), unless the operation got to it first.
@@ -30,13 +30,11 @@ enum AwaitedWaiter {
   }
 }
 
-/// One awaiting task's waiter: it holds the task's continuation, and where the waiter stands,
-/// shared by the registering code and the task's cancellation handler: whichever of them comes
-/// second makes the waiter leave.
+/// Where a waiter's registration stands, shared by the registering code and the task's
+/// cancellation handler: whichever comes second makes the waiter leave.
 ///
 /// Lock-free, one allocation: the registering side writes the operation and identity, then
 /// publishes them with a releasing exchange; the handler reads them only after acquiring that.
-/// The waiter's closure captures only this object, so it allocates nothing of its own.
 private final class Registration: @unchecked Sendable {
   private static let pending = 0
   private static let recorded = 1
@@ -46,18 +44,6 @@ private final class Registration: @unchecked Sendable {
   // Written once, before `stage` becomes `recorded`; read only after seeing `recorded`.
   private var operation: (any WaiterCancelling)?
   private var id: OperationWaiter.ID = 0
-  // Written once, before the waiter is registered. Read by whoever takes the waiter out of the
-  // operation's list, under the lock that put it there, or by the registering thread itself.
-  private var continuation: WaiterContinuation?
-
-  /// The waiter to register: it resumes `continuation` with the outcome, on the settling
-  /// thread.
-  func waiter(resuming continuation: WaiterContinuation) -> OperationWaiter {
-    self.continuation = continuation
-    return OperationWaiter(callbackQueue: nil) { [self] outcome in
-      self.continuation?.resume(returning: outcome)
-    }
-  }
 
   /// Records the waiter's place; false if the task was cancelled first (the caller then makes
   /// the waiter leave).

@@ -22,6 +22,11 @@ package struct OperationWaiter: Sendable {
     self.deliver = deliver
   }
 
+  /// Creates a waiter that resumes an awaiting task, on the settling thread.
+  package init(continuation: CheckedContinuation<ErasedOutcome, Never>) {
+    self.init(callbackQueue: nil) { continuation.resume(returning: $0) }
+  }
+
   /// Hands `outcome` to the waiter. Call it outside any lock.
   package func resume(with outcome: ErasedOutcome) {
     if let callbackQueue {
