@@ -7,10 +7,12 @@ import Synchronization
 /// Exactly-once resumption follows from ownership: the waiter sits in the operation's list
 /// until either the operation settles (and the settling thread resumes it) or the cancellation
 /// handler removes it (and then resumes it with cancellation). Only one of them can take it out.
+@usableFromInline
 enum AwaitedWaiter {
   /// Registers a waiter through `register` and suspends until the outcome arrives or the task
   /// is cancelled. `register` must add the waiter (or deliver to it at once) and return the
   /// operation and the waiter's identity, if it is still in the list.
+  @usableFromInline
   static func outcome(
     register: (OperationWaiter) -> (any WaiterCancelling, OperationWaiter.ID?)
   ) async -> ErasedOutcome {

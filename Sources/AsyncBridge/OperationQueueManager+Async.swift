@@ -58,6 +58,7 @@ extension OperationQueueManager {
   ///   - body: The work.
   /// - Returns: What `body` returned.
   /// - Throws: What `body` threw, or `CancellationError`.
+  @inlinable
   public func run<Value: Sendable>(
     key: (some Hashable & Sendable)? = Int?.none,
     priority: Operation.QueuePriority? = nil,

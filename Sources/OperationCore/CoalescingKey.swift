@@ -5,11 +5,16 @@
 /// values of different types are never equal (`1` and `Int64(1)` are two keys).
 public struct CoalescingKey: Hashable, Sendable, CustomStringConvertible {
   // One reference: copying a key, which the enqueue path does several times, is one retain.
-  private let storage: any CoalescingKeyStorage
+  @usableFromInline
+  let storage: any CoalescingKeyStorage
   /// Computed once, and kept inline so a hash-table probe compares it without a call.
-  private let hashValueCache: Int
+  @usableFromInline
+  let hashValueCache: Int
 
   /// Creates a key for work of `operationType` producing `valueType`, identified by `base`.
+  /// Inlinable, so the caller's code is specialised for `base`'s type and builds the key's
+  /// storage without looking up its generic metadata at run time.
+  @inlinable
   public init<Value>(
     operationType: AnyClass, valueType: Value.Type, base: some Hashable & Sendable
   ) {
@@ -42,19 +47,23 @@ public struct CoalescingKey: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// What a ``CoalescingKey`` holds, with the caller's value type erased.
-private protocol CoalescingKeyStorage: AnyObject, Sendable {
+@usableFromInline
+protocol CoalescingKeyStorage: AnyObject, Sendable {
   var operationClass: AnyClass { get }
   var baseValue: any Hashable & Sendable { get }
   func isEqual(to other: any CoalescingKeyStorage) -> Bool
 }
 
 /// A key's parts, typed by the caller's value so comparing two keys needs no dynamic cast.
-private final class TypedKeyStorage<Base: Hashable & Sendable>: CoalescingKeyStorage {
+@usableFromInline
+final class TypedKeyStorage<Base: Hashable & Sendable>: CoalescingKeyStorage {
   let operationType: ObjectIdentifier
   let valueType: ObjectIdentifier
+  @usableFromInline
   let operationClass: AnyClass
   let base: Base
 
+  @usableFromInline
   init<Value>(operationType: AnyClass, valueType: Value.Type, base: Base) {
     self.operationType = ObjectIdentifier(operationType)
     self.valueType = ObjectIdentifier(valueType)
@@ -62,8 +71,10 @@ private final class TypedKeyStorage<Base: Hashable & Sendable>: CoalescingKeySto
     self.base = base
   }
 
+  @usableFromInline
   var baseValue: any Hashable & Sendable { base }
 
+  @usableFromInline
   func isEqual(to other: any CoalescingKeyStorage) -> Bool {
     // Same storage class means the same `Base`, so the downcast cannot fail.
     guard type(of: other) == type(of: self) else { return false }

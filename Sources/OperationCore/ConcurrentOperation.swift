@@ -219,6 +219,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// cancels the operation if nobody else wants its value. Returns false when the operation
   /// had already taken the waiter to resume it with its outcome.
   @discardableResult
+  @usableFromInline
   package final func cancelWaiter(_ id: OperationWaiter.ID) -> Bool {
     switch state.withLock({ $0.removeWaiter(id) }) {
     case .alreadyResumed:
@@ -250,6 +251,9 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// Raises the operation's queue priority to at least `priority`.
   package final func raisePriority(to priority: Operation.QueuePriority) {
+    // Most joiners ask for no more than the operation has: they take no lock. (`queuePriority`
+    // is thread-safe; the check is repeated under the lock.)
+    guard queuePriority.rawValue < priority.rawValue else { return }
     // A leaf lock: Foundation's setter re-sorts the queue and never calls back into this class.
     priorityChangeLock.withLock {
       if queuePriority.rawValue < priority.rawValue { queuePriority = priority }
@@ -355,6 +359,7 @@ extension ConcurrentOperation where Failure: OperationFailure {
 private let priorityChangeLock = NSLock()
 
 /// An operation from which a waiter can leave early, seen without its generic parameters.
+@usableFromInline
 package protocol WaiterCancelling: AnyObject, Sendable {
   /// Removes the waiter, resumes it with cancellation and cancels the operation if it was the
   /// last one; false when the operation had already taken it.

@@ -75,6 +75,7 @@ extension ErasedOutcome {
   }
 
   /// The value, or the untyped error (`CancellationError` for cancellation).
+  @inlinable
   package func untypedValue<Value: Sendable>(_ value: Value.Type) throws -> Value {
     switch self {
     case .success(let box): return unsafeDowncast(box, to: ValueBox<Value>.self).value

@@ -9,6 +9,7 @@ extension OperationQueueManager {
     package let operation: ConcurrentOperation<Value, Failure>
     /// The waiter's identity on `operation`, to leave early; nil when no waiter was given or
     /// the outcome was delivered at once.
+    @usableFromInline
     package let waiterID: OperationWaiter.ID?
   }
 
@@ -69,6 +70,7 @@ extension OperationQueueManager {
   /// Joins the open operation indexed under `key` with `waiter`, if there is one of `type`;
   /// nil when nothing joinable is in flight. Lets a caller skip building an operation that
   /// would only be dropped.
+  @usableFromInline
   package func joinInFlight<Value, Failure>(
     _ key: CoalescingKey,
     as type: ConcurrentOperation<Value, Failure>.Type,
