@@ -354,8 +354,8 @@ extension ConcurrentOperation where Failure: OperationFailure {
 }
 
 /// Serialises priority raises made by managers (rare: a join asking for a higher priority), so
-/// two raises never interleave. One lock for all operations: a lock per
-/// operation would cost two allocations on every enqueue.
+/// two raises never interleave. One lock for all operations: a lock per operation would cost
+/// two allocations on every enqueue.
 private let priorityChangeLock = NSLock()
 
 /// An operation from which a waiter can leave early, seen without its generic parameters.

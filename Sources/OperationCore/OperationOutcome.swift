@@ -15,25 +15,3 @@ package enum OperationOutcome<Value: Sendable, Failure: Error>: Sendable {
     }
   }
 }
-
-extension OperationOutcome where Failure: OperationFailure {
-  /// The outcome as a typed result: cancellation and timeout go through `OperationFailure`.
-  package var typedResult: Result<Value, Failure> {
-    switch self {
-    case .success(let value): .success(value)
-    case .failure(let error): .failure(error)
-    case .cancelled: .failure(Failure(cancellation: CancellationError()))
-    case .timedOut(let error): .failure(Failure(timeout: error))
-    }
-  }
-}
-
-extension OperationOutcome {
-  /// Makes an outcome from a work result.
-  package init(_ result: Result<Value, Failure>) {
-    switch result {
-    case .success(let value): self = .success(value)
-    case .failure(let error): self = .failure(error)
-    }
-  }
-}
