@@ -28,9 +28,12 @@ let package = Package(
       name: "AsyncBridgeTests", dependencies: ["AsyncBridge", "OperationCore", "TestSupport"]),
     .testTarget(
       name: "StackExchangeTests",
-      dependencies: ["StackExchange", "OperationCore", "AsyncBridge", "FixtureServer", "TestSupport"]
+      dependencies: [
+        "StackExchange", "OperationCore", "AsyncBridge", "FixtureServer", "TestSupport",
+      ]
     ),
     .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
-    .testTarget(name: "BridgeDemoTests", dependencies: ["bridge-demo", "FixtureServer", "OperationCore"]),
+    .testTarget(
+      name: "BridgeDemoTests", dependencies: ["bridge-demo", "FixtureServer", "OperationCore"]),
   ]
 )

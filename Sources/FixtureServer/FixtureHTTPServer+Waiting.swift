@@ -5,6 +5,12 @@ extension FixtureHTTPServer {
     await waitUntil(timeout: timeout) { requestCount >= count }
   }
 
+  /// Waits until ``requestCount(path:)`` for `path` reaches `count`.
+  /// - Returns: `false` if `timeout` passed (or the task was cancelled) first.
+  public func waitForRequests(_ count: Int, path: String, timeout: Duration) async -> Bool {
+    await waitUntil(timeout: timeout) { requestCount(path: path) >= count }
+  }
+
   /// Waits until ``abandonedResponseCount`` reaches `count`, for example to check that the
   /// server saw a cancelled client close its connection.
   /// - Returns: `false` if `timeout` passed (or the task was cancelled) first.

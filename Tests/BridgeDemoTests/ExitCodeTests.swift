@@ -115,12 +115,29 @@ import Testing
   }
 
   @Test func cancelShowsEveryLayerLettingGo() async throws {
-    let output = try await BridgeDemoProcess.run(["cancel", "--after", "100"])
+    let output = try await BridgeDemoProcess.run(["cancel"])
 
     #expect(output.status == 0, "\(output.stderr)")
+    #expect(output.stdout.contains("cancelled the calling task once the server had the request"))
     #expect(output.stdout.contains("caller: CancellationError"))
     #expect(output.stdout.contains("operation: cancelled"))
     #expect(output.stdout.contains("HTTP request: abandoned, the server saw the connection close"))
+    #expect(output.stdout.contains("1 data task running at the cancellation, none left after it"))
+    #expect(output.stdout.contains("queue: drained"))
+  }
+
+  /// A fixed `--after` may cancel before the request leaves or after it arrived; either way
+  /// every layer lets go and the command succeeds.
+  @Test func cancelAfterAFixedDelayLetsGoWhereverTheRequestWas() async throws {
+    let output = try await BridgeDemoProcess.run(["cancel", "--after", "1"])
+
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(
+      output.stdout.contains("cancelled the calling task 1.0 ms after it called questions(_:)"))
+    #expect(output.stdout.contains("caller: CancellationError"))
+    #expect(
+      output.stdout.contains("HTTP request: abandoned, the server saw the connection close")
+        || output.stdout.contains("HTTP request: never reached the server"))
     #expect(output.stdout.contains("queue: drained"))
   }
 

@@ -29,6 +29,22 @@ private let session = makeTestSession()
     #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(server.port)")
   }
 
+  @Test func waitingForRequestsToOnePathIgnoresOtherPaths() async throws {
+    let server = try FixtureHTTPServer { _ in .text("hi") }
+    let other = try #require(RawHTTPClient(port: server.port))
+    other.write("GET /other HTTP/1.1\r\nHost: x\r\n\r\n")
+    _ = other.readToEnd()
+
+    #expect(await server.waitForRequests(1, path: "/wanted", timeout: .milliseconds(100)) == false)
+
+    let wanted = try #require(RawHTTPClient(port: server.port))
+    wanted.write("GET /wanted?page=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+    _ = wanted.readToEnd()
+
+    #expect(await server.waitForRequests(1, path: "/wanted", timeout: .seconds(2)))
+    #expect(server.requestCount == 2)
+  }
+
   @Test func passesMethodPathQueryHeadersAndBodyToTheResponder() async throws {
     let requests = Recorder<FixtureRequest>()
     let server = try FixtureHTTPServer { request in

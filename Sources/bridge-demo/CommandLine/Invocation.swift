@@ -50,8 +50,9 @@ struct CoalesceOptions: Equatable {
 struct CancelOptions: Equatable {
   /// Where to send the request; nil starts the embedded server.
   var baseURL: URL?
-  /// How long after the fetch starts the calling task is cancelled.
-  var after: Duration = .milliseconds(200)
+  /// How long after the fetch starts the calling task is cancelled; nil cancels once the
+  /// embedded server has the request (or after `CancelCommand.defaultDelay` with a base URL).
+  var after: Duration?
 }
 
 /// Options of `bridge-demo bench`.

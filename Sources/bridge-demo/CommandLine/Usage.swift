@@ -88,7 +88,8 @@ enum Usage {
       --base-url <url>  The API root, http or https (default: the embedded fixture server,
                         which answers only after the cancellation)
       --after <ms>      Cancel this many milliseconds after the start, 1 to 60000
-                        (default: 200)
+                        (default: as soon as the embedded server has the request;
+                        200 with --base-url)
       -h, --help        Show this help
     """
 

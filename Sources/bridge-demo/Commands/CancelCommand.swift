@@ -18,12 +18,22 @@ enum CancelCommand {
   /// How long each wait for a consequence of the cancellation may take.
   private static let patience: Duration = .seconds(2)
 
+  /// When to cancel if neither `--after` nor the embedded server says when.
+  static let defaultDelay: Duration = .milliseconds(200)
+
+  /// How long to wait for the embedded server to receive the request before cancelling anyway.
+  private static let arrivalPatience: Duration = .seconds(10)
+
   /// Runs the command.
   static func run(_ options: CancelOptions) async -> ExitCode {
     guard let environment = DemoEnvironment.start(baseURL: options.baseURL) else { return .failure }
-    Progress.report(
-      "GET \(environment.requestURL(query)), cancelling the calling task after "
-        + milliseconds(options.after))
+    let when =
+      switch (options.after, environment.server) {
+      case (let after?, _): milliseconds(after) + " after the call"
+      case (nil, .some): "once the server has the request"
+      case (nil, nil): milliseconds(defaultDelay) + " after the call"
+      }
+    Progress.report("GET \(environment.requestURL(query)), cancelling the calling task \(when)")
     let outcome = await demonstrate(after: options.after, in: environment)
     outcome.lines.forEach(Console.out)
     guard let problem = outcome.problem else { return .success }
@@ -31,25 +41,43 @@ enum CancelCommand {
     return .failure
   }
 
-  /// Starts a fetch of ``query`` in a task, cancels the task after `after`, and checks what
-  /// became of the caller, the operation, the HTTP request and the queue.
-  static func demonstrate(after: Duration, in environment: DemoEnvironment) async -> Outcome {
+  /// Starts a fetch of ``query`` in a task, cancels the task, and checks what became of the
+  /// caller, the operation, the HTTP request and the queue.
+  ///
+  /// - Parameter after: When to cancel, counted from the call. Nil cancels as soon as the
+  ///   embedded server has received the request, so that every layer has something to let go
+  ///   of; without the embedded server, nil means ``defaultDelay``.
+  static func demonstrate(after: Duration?, in environment: DemoEnvironment) async -> Outcome {
     let server = environment.server
-    server?.latency = max(.seconds(2), after + .seconds(1))
+    server?.latency = max(.seconds(5), (after ?? .zero) + .seconds(1))
     let requestsBefore = server?.questionRequestCount ?? 0
     let abandonedBefore = server?.abandonedResponseCount ?? 0
     let log = EventLog(manager: environment.manager)
     let questions = environment.questions
 
+    let calledAt = ContinuousClock.now
     let caller = Task { try await questions.questions(query) }
-    try? await Task.sleep(for: after)
+    let when: String
+    if let server, after == nil {
+      let arrived = await server.waitForQuestionRequests(
+        requestsBefore + 1, timeout: arrivalPatience)
+      let elapsed = milliseconds(ContinuousClock.now - calledAt)
+      when =
+        arrived
+        ? "once the server had the request, \(elapsed) after it called questions(_:)"
+        : "\(elapsed) after it called questions(_:), the server still without the request"
+    } else {
+      let delay = after ?? defaultDelay
+      try? await Task.sleep(until: calledAt + delay)
+      when = "\(milliseconds(delay)) after it called questions(_:)"
+    }
     let dataTasksBefore = await environment.runningDataTaskCount()
     let cancelledAt = ContinuousClock.now
     caller.cancel()
     let result = await caller.result
     let callerLatency = ContinuousClock.now - cancelledAt
 
-    var lines = ["cancelled the calling task \(milliseconds(after)) after it called questions(_:)"]
+    var lines = ["cancelled the calling task \(when)"]
     switch result {
     case .failure(let error) where error is CancellationError:
       lines.append("  caller: CancellationError, \(milliseconds(callerLatency)) after cancel()")

@@ -26,7 +26,7 @@ enum TourCommand {
     coalesce.lines.forEach(Console.out)
 
     section("3. Cancel: cancelling the calling task lets go of everything below it")
-    let cancel = await CancelCommand.demonstrate(after: .milliseconds(200), in: environment)
+    let cancel = await CancelCommand.demonstrate(after: nil, in: environment)
     cancel.lines.forEach(Console.out)
 
     Console.out("")

@@ -31,6 +31,13 @@ final class EmbeddedServer: Sendable {
   /// The responses a client abandoned (closed the connection before the last byte) so far.
   var abandonedResponseCount: Int { server.abandonedResponseCount }
 
+  /// Waits until the server has received `count` `/questions` requests in all.
+  ///
+  /// - Returns: false if that did not happen within `timeout`.
+  func waitForQuestionRequests(_ count: Int, timeout: Duration) async -> Bool {
+    await server.waitForRequests(count, path: "/questions", timeout: timeout)
+  }
+
   /// Waits until the server has seen `count` abandoned responses in all.
   ///
   /// - Returns: false if that did not happen within `timeout`.
