@@ -4,7 +4,7 @@ import Foundation
 extension OperationQueueManager: OperationLifecycleObserver {
   package func operationDidStart(_ operation: Operation, key: CoalescingKey?) {
     events.publish(event(.started, for: operation, key: key, waiterCount: 0))
-    if let threshold = stallThreshold {
+    if hasStallThreshold.load(ordering: .relaxed), let threshold = stallThreshold {
       DispatchQueue.global().asyncAfter(deadline: .now() + threshold.timeInterval) {
         [weak self, weak operation] in
         guard let self, let operation, operation.isExecuting else { return }

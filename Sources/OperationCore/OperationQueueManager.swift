@@ -37,6 +37,11 @@ public final class OperationQueueManager: @unchecked Sendable {
 
   private let stallThresholdStorage = Locked<Duration?>(nil)
 
+  /// Whether ``stallThreshold`` is set, so that starting an operation takes no lock when it is
+  /// not (the usual case): a manager-wide lock taken on every start is written by every
+  /// worker thread.
+  let hasStallThreshold = Atomic<Bool>(false)
+
   /// Suspension as callers asked for it, while ``cancelAllOperations()`` holds the queue
   /// suspended.
   private struct Suspension {
@@ -138,7 +143,12 @@ public final class OperationQueueManager: @unchecked Sendable {
   /// to also free the queue slot.
   public var stallThreshold: Duration? {
     get { stallThresholdStorage.withLock { $0 } }
-    set { stallThresholdStorage.withLock { $0 = newValue } }
+    set {
+      stallThresholdStorage.withLock {
+        $0 = newValue
+        hasStallThreshold.store(newValue != nil, ordering: .relaxed)
+      }
+    }
   }
 
   /// The in-flight operation for `key`, if one is pending or executing. O(1).

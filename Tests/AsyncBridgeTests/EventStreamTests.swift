@@ -95,6 +95,23 @@ import Testing
     #expect(log.events(.stalled, of: quick).isEmpty)
   }
 
+  @Test func clearedStallThresholdStopsStalledEvents() async throws {
+    let manager = OperationQueueManager(name: "events.stall-cleared")
+    manager.stallThreshold = .milliseconds(5)
+    manager.stallThreshold = nil
+    let log = EventLog(manager)
+    let operation = Held(key: 1)
+    let task = Task { try await manager.perform(operation) }
+    #expect(await operation.started())
+    // Ten times the cleared threshold: a stall check scheduled at the start would have run.
+    try await Task.sleep(for: .milliseconds(50))
+    operation.release(1)
+    await expectValue(1, from: task)
+    #expect(await log.flush(manager))
+    #expect(manager.stallThreshold == nil)
+    #expect(log.events(.stalled, of: operation).isEmpty)
+  }
+
   @Test func slowSubscriberNeverBlocksTheQueue() async throws {
     let manager = OperationQueueManager(name: "events.slow", maxConcurrentOperationCount: 4)
     let events = manager.makeEvents(bufferSize: 4)
