@@ -11,6 +11,11 @@ extension Benchmark {
   ///
   /// One operation = one enqueue-run-deliver round trip; the difference is the price of the
   /// async bridge (continuation, cancellation handler, task hop).
+  ///
+  /// The same run also measures the floor under that price: a checked continuation inside a
+  /// task cancellation handler around a `BlockOperation` on a raw `OperationQueue`, against a
+  /// chain of the same `BlockOperation`s (`floor_ratio`). That is what the primitives an
+  /// awaiting, cancellable bridge is built from cost, with no bookkeeping at all.
   enum AwaitOverhead {
     /// The target: `await` costs at most 30% more than completion handlers.
     static let targetRatio = 1.30
@@ -22,6 +27,10 @@ extension Benchmark {
         "await_overhead", rounds: scale.rounds,
         ours: { try await ours(count: count) },
         baseline: { try await baseline(count: count) })
+      let floor = try await Statistics.interleave(
+        "await_overhead floor", rounds: scale.rounds,
+        ours: { try await floorAwaits(count: count) },
+        baseline: { try await floorChain(count: count) })
       return ScenarioResult(
         name: "await_overhead",
         nsPerOp: samples.oursMedian,
@@ -30,8 +39,14 @@ extension Benchmark {
         ratio: samples.ratio,
         target: "ratio <= \(targetRatio)",
         met: samples.ratio <= targetRatio,
-        extras: [("operations", .integer(count))],
-        details: "\(count) sequential awaits")
+        extras: [
+          ("operations", .integer(count)),
+          ("floor_ratio", .number(floor.ratio)),
+          ("floor_ns_per_op", .number(floor.oursMedian)),
+          ("floor_baseline_ns_per_op", .number(floor.baselineMedian)),
+        ],
+        details: "\(count) sequential awaits; floor \(Report.ratio(floor.ratio)) "
+          + "(bare continuation + cancellation handler)")
     }
 
     /// Our side: a loop of `try await manager.perform(_:)`.
@@ -57,6 +72,70 @@ extension Benchmark {
       try await manager.waitUntilIdle()
       if let failure = chain.failure { throw BenchmarkError.failed("chain failed: \(failure)") }
       return elapsed / Double(count)
+    }
+
+    /// The floor's awaiting side: `count` sequential awaits of a checked continuation, inside a
+    /// task cancellation handler, resumed by a `BlockOperation` on a raw `OperationQueue`.
+    ///
+    /// Not a usable bridge (its handler does nothing, so a cancelled caller would not be let
+    /// go): it measures only what the primitives cost.
+    static func floorAwaits(count: Int) async throws -> Double {
+      let queue = OperationQueue()
+      queue.name = "bench.await_overhead.floor"
+      let elapsed = try await Statistics.nanoseconds {
+        for _ in 0..<count {
+          try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+              queue.addOperation(BlockOperation { continuation.resume() })
+            }
+          } onCancel: {
+          }
+        }
+      }
+      try await drain(queue)
+      return elapsed / Double(count)
+    }
+
+    /// The floor's baseline: a chain of `count` `BlockOperation`s on a raw `OperationQueue`,
+    /// each block adding the next.
+    static func floorChain(count: Int) async throws -> Double {
+      let queue = OperationQueue()
+      queue.name = "bench.await_overhead.floor.baseline"
+      let countdown = Countdown(1)
+      let chain = BlockOperationChain(queue: queue, length: count) { countdown.arrive() }
+      let elapsed = await Statistics.nanoseconds {
+        await countdown.wait { chain.start() }
+      }
+      try await drain(queue)
+      return elapsed / Double(count)
+    }
+  }
+
+  /// Runs `length` `BlockOperation`s one after another on a raw queue: each block adds the
+  /// next, and the last one calls `done`.
+  final class BlockOperationChain: Sendable {
+    private let queue: OperationQueue
+    private let remaining: Atomic<Int>
+    private let done: @Sendable () -> Void
+
+    /// Creates a chain; nothing runs until ``start()``.
+    init(queue: OperationQueue, length: Int, done: @escaping @Sendable () -> Void) {
+      self.queue = queue
+      self.remaining = Atomic(length)
+      self.done = done
+    }
+
+    /// Adds the first operation.
+    func start() {
+      next()
+    }
+
+    private func next() {
+      guard remaining.subtract(1, ordering: .relaxed).newValue >= 0 else {
+        done()
+        return
+      }
+      queue.addOperation(BlockOperation { [self] in next() })
     }
   }
 

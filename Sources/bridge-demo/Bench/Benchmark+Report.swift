@@ -98,7 +98,7 @@ extension Benchmark {
           result.name,
           result.nsPerOp.isFinite ? duration(result.nsPerOp) : "-",
           result.baselineNsPerOp.map(duration) ?? "-",
-          result.ratio.map { String(format: "%.2f", $0) } ?? "-",
+          result.ratio.map(ratio) ?? "-",
           result.target,
           result.met ? "yes" : "NO",
           result.details,
@@ -113,6 +113,11 @@ extension Benchmark {
       }
       let rule = widths.map { String(repeating: "-", count: $0) }
       return ([line(header), line(rule)] + rows.map(line)).joined(separator: "\n")
+    }
+
+    /// A ratio with two decimals, such as `1.06`.
+    static func ratio(_ value: Double) -> String {
+      String(format: "%.2f", value)
     }
 
     /// A duration given in nanoseconds, with a unit that keeps it short: `850 ns`, `8.61 µs`,
