@@ -55,12 +55,14 @@ extension Benchmark {
     static func baseline(chains: Int, length: Int) async throws -> Double {
       let manager = OperationQueueManager(name: "bench.await_concurrent.baseline")
       let countdown = Countdown(chains)
-      var all: [CompletionChain] = []
+      var all: [Chain] = []
       all.reserveCapacity(chains)
       let elapsed = await Statistics.nanoseconds {
         await countdown.wait {
           for _ in 0..<chains {
-            let chain = CompletionChain(manager: manager, length: length) { countdown.arrive() }
+            let chain = Chain.completionHandlers(on: manager, length: length) {
+              countdown.arrive()
+            }
             all.append(chain)
             chain.start()
           }

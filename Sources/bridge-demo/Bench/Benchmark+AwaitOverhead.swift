@@ -1,7 +1,6 @@
 import AsyncBridge
 import Foundation
 import OperationCore
-import Synchronization
 
 extension Benchmark {
   /// `await_overhead`: 100,000 sequential `try await manager.perform(_:)` calls, against the
@@ -65,7 +64,7 @@ extension Benchmark {
     static func baseline(count: Int) async throws -> Double {
       let manager = OperationQueueManager(name: "bench.await_overhead.baseline")
       let countdown = Countdown(1)
-      let chain = CompletionChain(manager: manager, length: count) { countdown.arrive() }
+      let chain = Chain.completionHandlers(on: manager, length: count) { countdown.arrive() }
       let elapsed = await Statistics.nanoseconds {
         await countdown.wait { chain.start() }
       }
@@ -89,6 +88,7 @@ extension Benchmark {
               queue.addOperation(BlockOperation { continuation.resume() })
             }
           } onCancel: {
+            // Nothing: only what installing the handler costs is measured.
           }
         }
       }
@@ -102,77 +102,12 @@ extension Benchmark {
       let queue = OperationQueue()
       queue.name = "bench.await_overhead.floor.baseline"
       let countdown = Countdown(1)
-      let chain = BlockOperationChain(queue: queue, length: count) { countdown.arrive() }
+      let chain = Chain.blockOperations(on: queue, length: count) { countdown.arrive() }
       let elapsed = await Statistics.nanoseconds {
         await countdown.wait { chain.start() }
       }
       try await drain(queue)
       return elapsed / Double(count)
-    }
-  }
-
-  /// Runs `length` `BlockOperation`s one after another on a raw queue: each block adds the
-  /// next, and the last one calls `done`.
-  final class BlockOperationChain: Sendable {
-    private let queue: OperationQueue
-    private let remaining: Atomic<Int>
-    private let done: @Sendable () -> Void
-
-    /// Creates a chain; nothing runs until ``start()``.
-    init(queue: OperationQueue, length: Int, done: @escaping @Sendable () -> Void) {
-      self.queue = queue
-      self.remaining = Atomic(length)
-      self.done = done
-    }
-
-    /// Adds the first operation.
-    func start() {
-      next()
-    }
-
-    private func next() {
-      guard remaining.subtract(1, ordering: .relaxed).newValue >= 0 else {
-        done()
-        return
-      }
-      queue.addOperation(BlockOperation { [self] in next() })
-    }
-  }
-
-  /// Runs `length` no-op operations one after another through completion handlers: each
-  /// completion enqueues the next operation, and the last one calls `done`.
-  final class CompletionChain: Sendable {
-    private let manager: OperationQueueManager
-    private let remaining: Atomic<Int>
-    private let done: @Sendable () -> Void
-    private let firstFailure = Locked<String?>(nil)
-
-    /// Creates a chain; nothing runs until ``start()``.
-    init(manager: OperationQueueManager, length: Int, done: @escaping @Sendable () -> Void) {
-      self.manager = manager
-      self.remaining = Atomic(length)
-      self.done = done
-    }
-
-    /// The first failure any operation of the chain reported, if any.
-    var failure: String? { firstFailure.withLock { $0 } }
-
-    /// Enqueues the first operation.
-    func start() {
-      next()
-    }
-
-    private func next() {
-      guard remaining.subtract(1, ordering: .relaxed).newValue >= 0 else {
-        done()
-        return
-      }
-      manager.enqueue(NoOpOperation()) { [self] result in
-        if case .failure(let error) = result {
-          firstFailure.withLock { $0 = $0 ?? String(describing: error) }
-        }
-        next()
-      }
     }
   }
 }
