@@ -164,6 +164,18 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
     dataTaskCancellationQueue.async { task.cancel() }
   }
 
+  /// The data task while it runs: created, and neither completed nor cancelled yet.
+  ///
+  /// For diagnostics and tests, which cannot ask the session instead: on corelibs (6.3.1)
+  /// `URLSession.getAllTasks` reads the session's task list off the queue that guards it, a
+  /// race that can crash while other tasks start or end.
+  package var runningDataTask: URLSessionDataTask? {
+    dataTask.withLock { machine in
+      guard case .running(let task) = machine.state else { return nil }
+      return task
+    }
+  }
+
   private func dataTaskDidComplete(data: Data?, response: URLResponse?, error: (any Error)?) {
     switch dataTask.withLock({ $0.taskCompleted() }) {
     case .process: break

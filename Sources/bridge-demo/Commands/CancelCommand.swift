@@ -71,7 +71,7 @@ enum CancelCommand {
       try? await Task.sleep(until: calledAt + delay)
       when = "\(milliseconds(delay)) after it called questions(_:)"
     }
-    let dataTasksBefore = await environment.runningDataTaskCount()
+    let dataTasksBefore = environment.runningDataTasks()
     let cancelledAt = ContinuousClock.now
     caller.cancel()
     let result = await caller.result
@@ -113,11 +113,11 @@ enum CancelCommand {
         problems.append("the server did not see the connection close")
       }
     }
-    let dataTasksGone = await environment.waitForNoRunningDataTasks(timeout: patience)
+    let dataTasksGone = await environment.waitUntilCompleted(dataTasksBefore, timeout: patience)
     let before =
-      dataTasksBefore == 0
+      dataTasksBefore.isEmpty
       ? "no data task running yet at the cancellation"
-      : "\(QuestionFormatter.count(dataTasksBefore, "data task")) running at the cancellation"
+      : "\(QuestionFormatter.count(dataTasksBefore.count, "data task")) running at the cancellation"
     lines.append(
       "  URLSession: \(before), "
         + (dataTasksGone ? "none left after it" : "still running \(patience) later"))

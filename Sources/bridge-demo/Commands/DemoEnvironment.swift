@@ -52,10 +52,13 @@ struct DemoEnvironment {
       requestTimeout: .seconds(30))
   }
 
-  /// How many data tasks of the session have not completed yet.
-  func runningDataTaskCount() async -> Int {
-    await withCheckedContinuation { continuation in
-      Self.session.getAllTasks { continuation.resume(returning: $0.count) }
+  /// The data tasks of this environment's operations that are running now.
+  ///
+  /// Read from the operations, not from `URLSession.getAllTasks`, which on corelibs (6.3.1)
+  /// races with tasks starting or ending and can crash.
+  func runningDataTasks() -> [URLSessionDataTask] {
+    manager.queue.operations.compactMap {
+      ($0 as? NetworkingOperation<QuestionsPage>)?.runningDataTask
     }
   }
 
@@ -66,12 +69,12 @@ struct DemoEnvironment {
 }
 
 extension DemoEnvironment {
-  /// Waits until the session has no data task left that has not completed.
+  /// Waits until every one of `tasks` has completed.
   ///
-  /// - Returns: false if one was still there after `timeout`.
-  func waitForNoRunningDataTasks(timeout: Duration) async -> Bool {
+  /// - Returns: false if one had not after `timeout`.
+  func waitUntilCompleted(_ tasks: [URLSessionDataTask], timeout: Duration) async -> Bool {
     let deadline = ContinuousClock.now + timeout
-    while await runningDataTaskCount() > 0 {
+    while tasks.contains(where: { $0.state != .completed }) {
       guard ContinuousClock.now < deadline else { return false }
       try? await Task.sleep(for: .milliseconds(5))
     }

@@ -111,15 +111,14 @@ import Testing
 
   @Test func dataTaskCancelledOutsideTheOperationIsATransportError() async throws {
     defer { server.stop() }
-    // A session of its own: cancelling all of its tasks must not touch other tests' requests.
+    // Code outside the operation cancels its data task, on a session of its own.
     let session = URLSession.makeNetworkingSession(timeout: .seconds(10))
     let operation = NetworkingOperation<NetworkingPayload>(
       request: URLRequest(url: server.url("/hang")), session: session)
     let waiter = Task { await networkingResult(of: operation, on: manager) }
     #expect(await server.waitForRequests(1, timeout: .seconds(30)))
-    session.getAllTasks { tasks in
-      DispatchQueue.global().async { tasks.forEach { $0.cancel() } }
-    }
+    let dataTask = try #require(operation.runningDataTask)
+    DispatchQueue.global().async { dataTask.cancel() }
     let error = try #require(await waiter.value.networkingError)
     guard case .transport(let urlError) = error else {
       Issue.record("expected transport, got \(error)")

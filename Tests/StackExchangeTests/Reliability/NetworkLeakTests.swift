@@ -86,7 +86,7 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(10)
     let delivered = Locked<Result<QuestionsPage, any Error>?>(nil)
     manager.enqueue(operation) { result in delivered.withLock { $0 = result } }
 
-    let found = await Self.task(for: url, within: .seconds(5))
+    let found = await Self.dataTask(of: operation, within: .seconds(5))
     release.signal()
     let dataTask = try #require(found)
     #expect(await server.waitForRequests(1, timeout: .seconds(5)))
@@ -108,17 +108,15 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(10)
       manager: WeakReference(manager))
   }
 
-  /// The task of `leakSession` that requests `url`, looked for until it appears or `timeout`
-  /// passes.
-  private static func task(for url: URL, within timeout: Duration) async -> URLSessionTask? {
+  /// The data task of `operation`, looked for until it runs or `timeout` passes. (Not through
+  /// `leakSession.getAllTasks`: on corelibs it races with the other cases' tasks starting and
+  /// ending, and can crash.)
+  private static func dataTask(
+    of operation: NetworkingOperation<QuestionsPage>, within timeout: Duration
+  ) async -> URLSessionDataTask? {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
-      let task = await withCheckedContinuation { continuation in
-        leakSession.getAllTasks { tasks in
-          continuation.resume(returning: tasks.first { $0.originalRequest?.url == url })
-        }
-      }
-      if let task { return task }
+      if let task = operation.runningDataTask { return task }
       try? await Task.sleep(for: .milliseconds(1))
     }
     return nil
