@@ -170,14 +170,15 @@ extension StressRound {
     var cancellations = 0
     var cancellationsNotRequested = 0
     for awaiter in snapshot.awaiters {
-      guard awaiter.completions == 1, let result = awaiter.result else {
-        problems.append("task of P\(awaiter.ownSerial) completed \(awaiter.completions) times")
+      guard awaiter.task.completions == 1, let result = awaiter.task.result else {
+        problems.append(
+          "task of P\(awaiter.ownSerial) completed \(awaiter.task.completions) times")
         continue
       }
       let outcome = StressOutcome(result)
       if outcome == .cancelled {
         cancellations += 1
-        if !awaiter.wasCancelledByTest {
+        if !awaiter.task.wasCancelledByTest {
           cancellationsNotRequested += 1
           let cancelledWork = operations.contains {
             outcomes[$0.serial] == .cancelled

@@ -134,7 +134,7 @@ final class StressRound: Sendable {
       let awaiter = state.withLock {
         $0.awaiters.isEmpty ? nil : $0.awaiters[pick % $0.awaiters.count]
       }
-      awaiter?.cancel()
+      awaiter?.task.cancel()
     case .cancelOperation(let pick):
       admittedOperation(pick)?.cancel()
     case .finishHere(let pick):
@@ -208,37 +208,16 @@ final class StressRound: Sendable {
     let operation = makeOperation(plan)
     let awaiter = StressAwaiter(key: plan.key, ownSerial: operation.serial)
     let manager = manager
-    let done = awaitersDone
-    let task = Task {
-      let result: Result<Int, any Error>
-      do {
-        result = .success(try await manager.perform(operation, priority: plan.priority))
-      } catch {
-        result = .failure(error)
-      }
-      awaiter.complete(with: result)
-      done.increment()
+    awaiter.task.start(counting: awaitersDone) {
+      try await manager.perform(operation, priority: plan.priority)
     }
-    awaiter.attach(task)
     state.withLock { $0.awaiters.append(awaiter) }
   }
 
   private func startIdleWait() {
     let wait = StressIdleWait()
     let manager = manager
-    let done = idleWaitsDone
-    let task = Task {
-      let result: Result<Void, any Error>
-      do {
-        try await manager.waitUntilIdle()
-        result = .success(())
-      } catch {
-        result = .failure(error)
-      }
-      wait.complete(with: result)
-      done.increment()
-    }
-    wait.attach(task)
+    wait.start(counting: idleWaitsDone) { try await manager.waitUntilIdle() }
     state.withLock { $0.idleWaits.append(wait) }
   }
 
@@ -286,7 +265,7 @@ final class StressRound: Sendable {
     }
     return "outstanding \(manager.outstandingOperationCount), suspended \(manager.isSuspended), "
       + "handlers without a call \(handlers.filter { $0.results.isEmpty }.count), "
-      + "tasks not resumed \(awaiters.filter { $0.result == nil }.count), "
+      + "tasks not resumed \(awaiters.filter { $0.task.result == nil }.count), "
       + "idle waits not resumed \(idleWaits.filter { $0.result == nil }.count), "
       + "deferred steps \(deferredSteps), unfinished operations \(unfinished)"
   }

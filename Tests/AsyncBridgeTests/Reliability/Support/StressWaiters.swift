@@ -89,30 +89,55 @@ final class StressHandler: Sendable {
 
 /// One task of a stress round awaiting `manager.perform` of a new operation.
 final class StressAwaiter: Sendable {
-  private struct State {
-    var task: Task<Void, Never>?
-    var cancelledByTest = false
-    var result: Result<Int, any Error>?
-    var completions = 0
-  }
-
   /// The key of the operation it performs.
   let key: Int?
   /// The serial of the operation it performs (the one doing the work may be another, joined).
   let ownSerial: Int
-  private let state = Locked(State())
+  /// The task and what it got.
+  let task = StressTask<Int>()
 
   init(key: Int?, ownSerial: Int) {
     self.key = key
     self.ownSerial = ownSerial
   }
+}
 
-  var result: Result<Int, any Error>? { state.withLock { $0.result } }
+/// One task of a stress round awaiting `manager.waitUntilIdle()`.
+typealias StressIdleWait = StressTask<Void>
+
+/// A task of a stress round that awaits something, and what it got.
+final class StressTask<Value: Sendable>: Sendable {
+  private struct State {
+    var task: Task<Void, Never>?
+    var cancelledByTest = false
+    var result: Result<Value, any Error>?
+    var completions = 0
+  }
+
+  private let state = Locked(State())
+
+  /// What the awaited call returned or threw; nil until it did.
+  var result: Result<Value, any Error>? { state.withLock { $0.result } }
+  /// How many times the awaited call returned or threw.
   var completions: Int { state.withLock { $0.completions } }
   /// Whether the test cancelled the task (set before it is cancelled).
   var wasCancelledByTest: Bool { state.withLock { $0.cancelledByTest } }
 
-  func attach(_ task: Task<Void, Never>) {
+  /// Starts the task: it awaits `body`, records the result, then counts itself in `done`.
+  func start(counting done: AsyncCounter, _ body: @escaping @Sendable () async throws -> Value) {
+    let task = Task {
+      let result: Result<Value, any Error>
+      do {
+        result = .success(try await body())
+      } catch {
+        result = .failure(error)
+      }
+      state.withLock {
+        $0.result = result
+        $0.completions += 1
+      }
+      done.increment()
+    }
     state.withLock { $0.task = task }
   }
 
@@ -123,43 +148,5 @@ final class StressAwaiter: Sendable {
       return state.task
     }
     task?.cancel()
-  }
-
-  /// Records what `perform` returned or threw.
-  func complete(with result: Result<Int, any Error>) {
-    state.withLock {
-      $0.result = result
-      $0.completions += 1
-    }
-  }
-}
-
-/// One task of a stress round awaiting `manager.waitUntilIdle()`.
-final class StressIdleWait: Sendable {
-  private struct State {
-    var task: Task<Void, Never>?
-    var cancelledByTest = false
-    var result: Result<Void, any Error>?
-  }
-
-  private let state = Locked(State())
-
-  var result: Result<Void, any Error>? { state.withLock { $0.result } }
-  var wasCancelledByTest: Bool { state.withLock { $0.cancelledByTest } }
-
-  func attach(_ task: Task<Void, Never>) {
-    state.withLock { $0.task = task }
-  }
-
-  func cancel() {
-    let task = state.withLock { state -> Task<Void, Never>? in
-      state.cancelledByTest = true
-      return state.task
-    }
-    task?.cancel()
-  }
-
-  func complete(with result: Result<Void, any Error>) {
-    state.withLock { $0.result = result }
   }
 }
