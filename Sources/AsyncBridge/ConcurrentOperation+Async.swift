@@ -5,17 +5,20 @@ extension ConcurrentOperation {
   ///
   /// Cancelling the calling task resumes this call at once with `CancellationError` and
   /// removes it from the operation's waiters; the operation is cancelled only when no other
-  /// caller still waits for it. If the operation has already finished, returns at once.
+  /// caller still waits for it. A `timeout` works the same way, with ``OperationTimeoutError``
+  /// (scope `.caller`). If the operation has already finished, returns at once.
   ///
+  /// - Parameter timeout: This caller's deadline, counted from the call; nil for none.
   /// - Returns: The operation's value.
   /// - Throws: The operation's failure, `CancellationError` or ``OperationTimeoutError``.
-  public func value() async throws -> Value {
-    try await outcome().untypedValue(Value.self)
+  @_disfavoredOverload
+  public func value(timeout: Duration? = nil) async throws -> Value {
+    try await outcome(timeout: timeout).value(as: Value.self)
   }
 
-  fileprivate func outcome() async -> ErasedOutcome {
-    await AwaitedWaiter.outcome { waiter in
-      (self, addWaiter(waiter, leavesEarly: true))
+  fileprivate func outcome(timeout: Duration?) async -> ErasedOutcome {
+    await AwaitedWaiter.outcome(timeout: timeout) { waiter in
+      (self, addWaiter(waiter))
     }
   }
 }
@@ -23,11 +26,13 @@ extension ConcurrentOperation {
 extension ConcurrentOperation where Failure: OperationFailure {
   /// Waits for the outcome of an operation that is already enqueued, with typed failures.
   ///
-  /// Cancellation behaves as in the untyped `value()`, but arrives as `Failure(cancellation:)`.
+  /// Cancellation and the deadline behave as in the untyped `value(timeout:)`, but arrive as
+  /// `Failure(cancellation:)` and `Failure(timeout:)`.
   ///
+  /// - Parameter timeout: This caller's deadline, counted from the call; nil for none.
   /// - Returns: The operation's value.
   /// - Throws: The operation's typed failure.
-  public func value() async throws(Failure) -> Value {
-    try await outcome().typedValue(of: self)
+  public func value(timeout: Duration? = nil) async throws(Failure) -> Value {
+    try await outcome(timeout: timeout).value(as: Value.self, failure: Failure.self)
   }
 }

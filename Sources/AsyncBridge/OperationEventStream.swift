@@ -6,12 +6,13 @@ import OperationCore
 /// Each stream has its own bounded buffer. When a consumer falls behind by more than the
 /// buffer size, the oldest unread events are dropped: a slow consumer never blocks the queue
 /// or the threads finishing operations. The subscription ends when the iterating task is
-/// cancelled or the stream is released.
+/// cancelled or the stream is released; iteration ends when the manager is released.
 ///
-/// Events are published by the threads that cause them, outside any lock, so events of
-/// different operations interleave freely; one operation's events come in lifecycle order
-/// (a finish or cancellation from another thread at the moment its queue starts it waits
-/// for the `started` event).
+/// Events of different operations interleave freely. One operation's events always come in
+/// lifecycle order, `enqueued`, `joined`…, `started`, `joined`…, then exactly one `finished`
+/// (with `stalled` possibly between `started` and `finished`), and each is published only once
+/// what it reports is true (`enqueued` once the operation is in the queue). An operation that
+/// settled before it was enqueued gets `enqueued` and then its `finished` at once.
 public struct OperationEventStream: AsyncSequence, Sendable {
   /// The event type.
   public typealias Element = OperationEvent
@@ -21,8 +22,10 @@ public struct OperationEventStream: AsyncSequence, Sendable {
   init(hub: OperationEventHub, bufferSize: Int) {
     let (stream, continuation) = AsyncStream.makeStream(
       of: OperationEvent.self, bufferingPolicy: .bufferingNewest(Swift.max(1, bufferSize)))
-    let id = hub.subscribe { continuation.yield($0) }
-    continuation.onTermination = { @Sendable _ in hub.unsubscribe(id) }
+    let id = hub.subscribe(
+      OperationEventHub.Subscriber(
+        receive: { continuation.yield($0) }, finish: { continuation.finish() }))
+    continuation.onTermination = { @Sendable [weak hub] _ in hub?.unsubscribe(id) }
     self.stream = stream
   }
 

@@ -11,85 +11,122 @@ extension OperationQueueManager {
   /// Cancelling the calling task resumes this call at once with `CancellationError`, even if
   /// the operation is still pending in a suspended queue. The operation itself is cancelled
   /// only when no other caller (awaiting task or completion handler) still waits for it. A task
-  /// that is already cancelled gets `CancellationError` without enqueueing anything.
+  /// that is already cancelled gets `CancellationError` without enqueueing anything. A
+  /// `timeout` works the same way: at the deadline this caller leaves with
+  /// ``OperationTimeoutError`` (scope `.caller`) and the shared work goes on for the others.
   ///
   /// - Parameters:
   ///   - operation: The work. If one with the same ``CoalescingKey`` is in flight, this one
   ///     is dropped and the call waits for that one.
   ///   - priority: The queue priority this caller asks for; nil uses the task's.
+  ///   - timeout: This caller's deadline, counted from the call; nil for none. Distinct from
+  ///     the operation's own ``ConcurrentOperation/timeout``, which fails every waiter.
   /// - Returns: The operation's value.
   /// - Throws: The operation's failure, `CancellationError` when cancelled (the task or the
-  ///   operation), or ``OperationTimeoutError`` when the operation's timeout expired.
+  ///   operation), or ``OperationTimeoutError`` when a time limit expired.
+  @_disfavoredOverload
   public func perform<Value, Failure>(
     _ operation: ConcurrentOperation<Value, Failure>,
-    priority: Operation.QueuePriority? = nil
+    priority: Operation.QueuePriority? = nil,
+    timeout: Duration? = nil
   ) async throws -> Value {
-    try await outcome(of: operation, priority: priority).untypedValue(Value.self)
+    try await outcome(of: operation, priority: priority, timeout: timeout)
+      .value(as: Value.self)
   }
 
   /// Enqueues `operation`, or joins an identical one in flight, and returns its value, with
   /// typed failures.
   ///
-  /// Cancellation behaves as in the untyped ``perform(_:priority:)-(ConcurrentOperation<Value,Failure>,_)``,
-  /// except that it arrives as `Failure(cancellation:)` (and a timeout as `Failure(timeout:)`).
+  /// Cancellation and the deadline behave as in the untyped
+  /// ``perform(_:priority:timeout:)-(ConcurrentOperation<Value,Failure>,_,_)``, but arrive as
+  /// `Failure(cancellation:)` and `Failure(timeout:)`. Swift infers the typed error inside a
+  /// function that declares `throws(Failure)` or a `do throws(Failure)` block; in a plain
+  /// closure such as `Task { … }` write `do throws(Failure) { … } catch { … }` to keep it.
   ///
   /// - Parameters:
   ///   - operation: The work, coalesced by its key.
   ///   - priority: The queue priority this caller asks for; nil uses the task's.
+  ///   - timeout: This caller's deadline, counted from the call; nil for none.
   /// - Returns: The operation's value.
   /// - Throws: The operation's typed failure.
   public func perform<Value, Failure: OperationFailure>(
     _ operation: ConcurrentOperation<Value, Failure>,
-    priority: Operation.QueuePriority? = nil
+    priority: Operation.QueuePriority? = nil,
+    timeout: Duration? = nil
   ) async throws(Failure) -> Value {
-    try await outcome(of: operation, priority: priority).typedValue(of: operation)
+    try await outcome(of: operation, priority: priority, timeout: timeout)
+      .value(as: Value.self, failure: Failure.self)
   }
 
   /// Runs `body` as an operation on this manager's queue and returns its value.
   ///
   /// The closure gets the queue's control: it waits for a free slot, honours suspension,
-  /// priorities and ``cancelAllOperations()``, and with a `key` identical calls share one run.
-  /// Cancelling the calling task leaves the shared run (cancelling it when nobody else
-  /// waits); cancelling the operation cancels the task running `body`.
+  /// priorities and ``cancelAllOperations()``. Cancelling the calling task (or its `timeout`
+  /// passing) leaves the run, cancelling it; cancelling the operation cancels the task running
+  /// `body`.
   ///
   /// - Parameters:
-  ///   - key: A coalescing key; calls with equal keys share one run while it is in flight.
+  ///   - key: Pass nothing (or nil) for a run of its own.
   ///   - priority: The queue priority this caller asks for; nil uses the task's.
+  ///   - timeout: This caller's deadline, counted from the call; nil for none.
   ///   - body: The work.
   /// - Returns: What `body` returned.
-  /// - Throws: What `body` threw, or `CancellationError`.
-  @inlinable
+  /// - Throws: What `body` threw, `CancellationError`, or ``OperationTimeoutError``.
   public func run<Value: Sendable>(
-    key: (some Hashable & Sendable)? = Int?.none,
+    key: Never? = nil,
     priority: Operation.QueuePriority? = nil,
+    timeout: Duration? = nil,
     _ body: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
-    guard let key else { return try await perform(AsyncOperation(body), priority: priority) }
+    try await perform(AsyncOperation(body), priority: priority, timeout: timeout)
+  }
+
+  /// Runs `body` as an operation on this manager's queue, shared by calls with an equal `key`
+  /// while it is in flight, and returns its value.
+  ///
+  /// As ``run(key:priority:timeout:_:)-(Never?,_,_,_)``, plus coalescing: a call whose key is
+  /// in flight joins that run without building an operation. Cancelling the calling task (or
+  /// its `timeout` passing) leaves the shared run, cancelling it only when nobody else waits.
+  ///
+  /// - Parameters:
+  ///   - key: A coalescing key; nil runs `body` on its own.
+  ///   - priority: The queue priority this caller asks for; nil uses the task's.
+  ///   - timeout: This caller's deadline, counted from the call; nil for none.
+  ///   - body: The work.
+  /// - Returns: What `body` returned.
+  /// - Throws: What `body` threw, `CancellationError`, or ``OperationTimeoutError``.
+  @inlinable
+  public func run<Value: Sendable, Key: Hashable & Sendable>(
+    key: Key?,
+    priority: Operation.QueuePriority? = nil,
+    timeout: Duration? = nil,
+    _ body: @escaping @Sendable () async throws -> Value
+  ) async throws -> Value {
+    guard let key else {
+      return try await perform(AsyncOperation(body), priority: priority, timeout: timeout)
+    }
     // Joining needs only the key: no operation is built for a call that would drop it.
-    let coalescingKey = CoalescingKey(
-      operationType: AsyncOperation<Value>.self, valueType: Value.self, base: key)
-    let outcome = await AwaitedWaiter.outcome { waiter in
+    let coalescingKey = CoalescingKey(for: AsyncOperation<Value>.self, base: key)
+    let outcome = await AwaitedWaiter.outcome(timeout: timeout) { waiter in
       let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
-      let joined = joinInFlight(
-        coalescingKey, as: ConcurrentOperation<Value, any Error>.self, waiter: waiter,
-        leavesEarly: true, priority: priority)
       let admission =
-        joined
-        ?? admit(
-          AsyncOperation(coalescingKey: key, body), waiter: waiter, leavesEarly: true,
+        join(
+          coalescingKey, as: ConcurrentOperation<Value, any Error>.self, waiter: waiter,
           priority: priority)
+        ?? admit(AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority)
       return (admission.operation, admission.waiterID)
     }
-    return try outcome.untypedValue(Value.self)
+    return try outcome.value(as: Value.self)
   }
 
   private func outcome<Value, Failure>(
     of operation: ConcurrentOperation<Value, Failure>,
-    priority: Operation.QueuePriority?
+    priority: Operation.QueuePriority?,
+    timeout: Duration?
   ) async -> ErasedOutcome {
-    await AwaitedWaiter.outcome { waiter in
+    await AwaitedWaiter.outcome(timeout: timeout) { waiter in
       let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
-      let admission = admit(operation, waiter: waiter, leavesEarly: true, priority: priority)
+      let admission = admit(operation, waiter: waiter, priority: priority)
       return (admission.operation, admission.waiterID)
     }
   }

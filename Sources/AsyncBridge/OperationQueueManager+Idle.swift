@@ -11,37 +11,27 @@ extension OperationQueueManager {
   ///   operations are not affected.
   public func waitUntilIdle() async throws {
     try Task.checkCancellation()
-    let registration = Locked(IdleRegistration.pending)
+    let registration = WaiterRegistration<IdleWait, CancellationError>()
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         guard let id = whenIdle({ continuation.resume() }) else { return }
-        let cancelledMeanwhile = registration.withLock { state in
-          if case .cancelled = state { return true }
-          state = .registered(id, continuation)
-          return false
-        }
-        if cancelledMeanwhile, removeIdleWaiter(id) != nil {
-          continuation.resume(throwing: CancellationError())
-        }
+        let wait = IdleWait(manager: self, id: id, continuation: continuation)
+        if let reason = registration.record(wait) { wait.leave(throwing: reason) }
       }
     } onCancel: {
-      let registered = registration.withLock {
-        state -> (UInt64, CheckedContinuation<Void, any Error>)? in
-        defer { state = .cancelled }
-        if case .registered(let id, let continuation) = state { return (id, continuation) }
-        return nil
-      }
-      // Whoever removes the idle waiter resumes the continuation: the manager or us.
-      if let (id, continuation) = registered, removeIdleWaiter(id) != nil {
-        continuation.resume(throwing: CancellationError())
-      }
+      registration.leave(CancellationError())?.leave(throwing: CancellationError())
     }
   }
 }
 
-/// Where an idle wait stands, shared by the waiting code and its cancellation handler.
-private enum IdleRegistration {
-  case pending
-  case registered(UInt64, CheckedContinuation<Void, any Error>)
-  case cancelled
+/// A registered idle wait: leaving it resumes the caller, unless the manager got to it first.
+private struct IdleWait: Sendable {
+  let manager: OperationQueueManager
+  let id: UInt64
+  let continuation: CheckedContinuation<Void, any Error>
+
+  func leave(throwing error: CancellationError) {
+    // Whoever removes the idle waiter resumes the continuation: the manager or us.
+    if manager.removeIdleWaiter(id) != nil { continuation.resume(throwing: error) }
+  }
 }

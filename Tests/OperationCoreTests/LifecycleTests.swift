@@ -28,19 +28,21 @@ import Testing
     let manager = OperationQueueManager(name: "lifecycle.startAnnouncement")
     let operation = ManualOperation()
     let kinds = Locked<[OperationEvent.Kind]>([])
-    // Handlers run on the publishing thread: this one holds the `started` announcement until
-    // another thread has finished the operation.
-    let subscription = manager.events.subscribe { event in
-      if event.kind == .started {
-        let finished = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-          operation.release(7)
-          finished.signal()
-        }
-        finished.wait()
-      }
-      kinds.withLock { $0.append(event.kind) }
-    }
+    // Handlers run on the publishing thread, under the operation's lock: this one starts a
+    // finish on another thread the moment `started` goes out, and gives it time to land.
+    let subscription = manager.events.subscribe(
+      OperationEventHub.Subscriber(
+        receive: { event in
+          if event.kind == .started {
+            let finished = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+              operation.release(7)
+              finished.signal()
+            }
+            _ = finished.wait(timeout: .now() + .milliseconds(50))
+          }
+          kinds.withLock { $0.append(event.kind) }
+        }, finish: {}))
     defer { manager.events.unsubscribe(subscription) }
     let value = await withCheckedContinuation { continuation in
       manager.enqueue(operation) { continuation.resume(returning: try? $0.get()) }

@@ -2,7 +2,8 @@ import OperationCore
 
 /// A weak reference that tasks and threads can share, to check that objects are released.
 public final class WeakReference<Object: AnyObject>: Sendable {
-  private struct Storage {
+  // Only ever checked for nil, never handed out, so it may cross threads whatever `Object` is.
+  private struct Storage: @unchecked Sendable {
     weak var object: Object?
   }
 

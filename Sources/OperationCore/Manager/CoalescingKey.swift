@@ -26,6 +26,16 @@ public struct CoalescingKey: Hashable, Sendable, CustomStringConvertible {
     hashValueCache = hasher.finalize()
   }
 
+  /// The key under which an operation of `operationType` identified by `base` coalesces: the
+  /// one both ``ConcurrentOperation/init(coalescingKey:)`` and a key-first lookup (such as
+  /// `run(key:)`) build, so they always agree.
+  @inlinable
+  public init<Value, Failure>(
+    for operationType: ConcurrentOperation<Value, Failure>.Type, base: some Hashable & Sendable
+  ) {
+    self.init(operationType: operationType, valueType: Value.self, base: base)
+  }
+
   /// The caller-supplied part of the key.
   public var baseValue: any Hashable & Sendable { storage.baseValue }
 

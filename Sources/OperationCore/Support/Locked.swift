@@ -13,7 +13,7 @@
 /// would hide real races. ThreadSanitizer intercepts pthread mutexes, so this lock keeps the
 /// sanitizer's verdict meaningful. Access the value only inside ``withLock(_:)`` and never
 /// call out (handlers, resumes, KVO) from inside it.
-package struct Locked<State>: @unchecked Sendable {
+package struct Locked<State> {
   // The state lives in `storage`, guarded by the mutex stored beside it.
   private final class Storage: ManagedBuffer<State, pthread_mutex_t> {
     // ManagedBuffer destroys the header (the state) itself; the mutex is ours to destroy.
@@ -44,3 +44,7 @@ package struct Locked<State>: @unchecked Sendable {
     }
   }
 }
+
+// The state is reached only through `withLock`, under the mutex: sharing the box across
+// threads is safe whenever the state itself may cross them.
+extension Locked: @unchecked Sendable where State: Sendable {}

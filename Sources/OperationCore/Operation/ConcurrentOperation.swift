@@ -21,11 +21,11 @@ import Foundation
 /// second `finish` is a no-op.
 ///
 /// **Cancellation.** ``cancel()`` is always safe. It delivers cancellation to every waiter at
-/// once (if the queue is starting the operation at that moment, right after the start is
-/// announced to event subscribers), calls ``operationWasCancelled()`` if the work had started,
-/// and releases the queue slot (unless ``finishesImmediatelyWhenCancelled`` is false). An operation its queue has not
+/// once, calls ``operationWasCancelled()`` if the work had started, and releases the queue slot
+/// (unless ``finishesImmediatelyWhenCancelled`` is false). An operation its queue has not
 /// started yet is reported finished only when the queue starts it: finishing it earlier hangs
-/// swift-corelibs-foundation's queue. Waiters do not wait for that; they are resumed at once.
+/// swift-corelibs-foundation's queue (see docs/RELIABILITY.md). Waiters do not wait for that;
+/// they are resumed at once.
 ///
 /// **Readiness.** `isReady` is `Operation`'s own, so dependencies work as usual; a cancelled
 /// operation becomes ready at once and finishes without running ``main()``.
@@ -46,8 +46,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// Creates an operation that identical requests (equal `coalescingKey`, same operation class)
   /// join while it is pending or executing.
   public init(coalescingKey: some Hashable & Sendable) {
-    self.coalescingKey = CoalescingKey(
-      operationType: Self.self, valueType: Value.self, base: coalescingKey)
+    self.coalescingKey = CoalescingKey(for: Self.self, base: coalescingKey)
     super.init()
   }
 
@@ -57,12 +56,13 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   open override var isAsynchronous: Bool { true }
 
   /// True from the moment the queue starts the operation until it finishes.
-  open override var isExecuting: Bool { state.withLock { $0.phase == .executing } }
+  open override var isExecuting: Bool { state.withLock { $0.isExecuting } }
 
   /// True once the operation has released its queue slot.
-  open override var isFinished: Bool { state.withLock { $0.phase == .finished } }
+  open override var isFinished: Bool { state.withLock { $0.isFinished } }
 
-  /// True once the operation was cancelled or timed out before it finished.
+  /// True once the operation was cancelled or timed out before it finished (also when its
+  /// upstream's cancellation reached it, for a ``ChainedOperation``).
   open override var isCancelled: Bool { state.withLock { $0.isCancelled } }
 
   /// Whether cancelling an executing operation releases its queue slot at once (true, the
@@ -80,33 +80,31 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// How the operation ended, untyped (`CancellationError` for cancellation); nil until then.
   public var result: Result<Value, any Error>? {
-    state.withLock { $0.outcome }?.untypedResult(Value.self)
+    guard let outcome = state.withLock({ $0.outcome }) else { return nil }
+    return Result { try outcome.value(as: Value.self) }
   }
 
   /// Starts the operation. Called by the queue; do not override (override ``main()``).
   public final override func start() {
-    let (action, observer) = state.withLock { ($0.start(), $0.observer) }
+    let (action, observer) = state.withLock { state in
+      let action = state.start()
+      if case .run(_, let event?) = action { publish(event, to: state.observer) }
+      return (action, state.observer)
+    }
     switch action {
-    case .ignore, .finishAfterDelivery:
+    case .none:
       return
-    case .finishWithoutRunning:
-      willChangeValue(forKey: "isFinished")
-      didChangeValue(forKey: "isFinished")
-      observer?.operationDidFinish(self)
-    case .run(let timeout):
+    case .reportFinished:
+      reportFinished(to: observer)
+    case .run(let timeout, _):
       #if canImport(Darwin)
         willChangeValue(forKey: "isExecuting")
         didChangeValue(forKey: "isExecuting")
       #endif
       // corelibs needs no notification here: its queue marked the operation as starting
       // before calling `start()`, and it reads `isExecuting` through the override.
-      observer?.operationDidStart(self, key: coalescingKey)
-      // A finish or cancellation from another thread since the start waited for the `started`
-      // event above, so nobody sees this operation settle or finish before it started.
-      if let awaiting = state.withLock({ $0.startAnnounced() }) {
-        for effects in awaiting { perform(effects, observer: observer) }
-      }
       if let timeout { scheduleTimeout(after: timeout) }
+      if let threshold = observer?.stallThreshold { scheduleStallCheck(after: threshold) }
       main()
     }
   }
@@ -125,10 +123,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// through ``operationWasCancelled()``. Idempotent and safe from any thread at any time.
   public final override func cancel() {
     let finishIfExecuting = finishesImmediatelyWhenCancelled
-    let (effects, observer) = state.withLock {
-      ($0.cancel(finishIfExecuting: finishIfExecuting), $0.observer)
-    }
-    perform(effects, observer: observer)
+    transition { $0.cancel(finishIfExecuting: finishIfExecuting) }
     super.cancel()
   }
 
@@ -173,8 +168,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   @usableFromInline
   final func settle(erased outcome: ErasedOutcome) {
-    let (effects, observer) = state.withLock { ($0.finish(with: outcome), $0.observer) }
-    perform(effects, observer: observer)
+    transition { $0.finish(with: outcome) }
   }
 
   // MARK: Waiters
@@ -187,61 +181,77 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   ///   - callbackQueue: Where to call `handler`; nil calls it on the thread that settles.
   ///   - handler: Receives the result.
   @inlinable
+  @_disfavoredOverload
   public final func addCompletion(
     on callbackQueue: CallbackQueue? = nil,
     _ handler: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) {
-    addWaiter(
-      makeWaiter(callbackQueue: callbackQueue, untypedResult: handler), leavesEarly: false)
+    addWaiter(makeWaiter(callbackQueue: callbackQueue, untypedResult: handler))
   }
 
   /// Adds a waiter; delivers at once (on its callback queue) if the operation has settled.
+  /// Returns the waiter's identity, or nil when it was delivered at once.
   @discardableResult
   @usableFromInline
-  package final func addWaiter(
-    _ waiter: OperationWaiter, leavesEarly: Bool
-  ) -> OperationWaiter.ID? {
-    let (id, settled) = state.withLock { $0.addWaiter(waiter, leavesEarly: leavesEarly) }
-    if let settled { waiter.resume(with: settled) }
-    return id
-  }
-
-  /// Joins work that is still open; nil when the operation is cancelled or settled.
-  package final func join(
-    _ waiter: OperationWaiter?, leavesEarly: Bool
-  ) -> (id: OperationWaiter.ID, waiterCount: Int)? {
-    state.withLock { state in
-      state.join(waiter, leavesEarly: leavesEarly).map { ($0, state.waiterCount) }
+  package final func addWaiter(_ waiter: OperationWaiter) -> OperationWaiter.ID? {
+    switch state.withLock({ $0.addWaiter(waiter) }) {
+    case .added(let id):
+      return id
+    case .settled(let outcome):
+      waiter.resume(with: outcome)
+      return nil
     }
   }
 
-  /// Removes a waiter that no longer wants the value, resumes it with cancellation, then
-  /// cancels the operation if nobody else wants its value. Returns false when the operation
-  /// had already taken the waiter to resume it with its outcome.
+  /// Under the manager's lock: joins work that is still open (a nil waiter registers an
+  /// interest that never leaves); `.closed` when the operation is cancelled or settled.
+  final func join(_ waiter: OperationWaiter?) -> OperationStateMachine.Join {
+    state.withLock { state in
+      let join = state.join(waiter)
+      if case .joined(_, let event?) = join { publish(event, to: state.observer) }
+      return join
+    }
+  }
+
+  /// Removes a waiter that no longer wants the value, resumes it with `outcome` (cancellation,
+  /// or the caller's own timeout), then cancels the operation if nobody else wants its value.
+  /// Returns false when the operation had already taken the waiter to resume it.
   @discardableResult
   @usableFromInline
-  package final func cancelWaiter(_ id: OperationWaiter.ID) -> Bool {
+  package final func removeWaiter(
+    _ id: OperationWaiter.ID, resumingWith outcome: ErasedOutcome
+  ) -> Bool {
     switch state.withLock({ $0.removeWaiter(id) }) {
     case .alreadyResumed:
       return false
-    case .left(let waiter, let cancelOperation):
-      waiter.resume(with: .cancelled)
-      if cancelOperation { cancel() }
+    case .left(let waiter, let cancelsOperation):
+      waiter.resume(with: outcome)
+      if cancelsOperation { cancel() }
       return true
     }
   }
 
-  /// Claims the operation for one queue and registers its first waiter atomically (a nil
-  /// waiter registers an interest that never leaves).
-  final func claimForEnqueue(
-    observer: (any OperationLifecycleObserver)?,
-    waiter: OperationWaiter?,
-    leavesEarly: Bool
+  /// A manager claims the operation for its queue and registers its first waiter atomically.
+  final func claim(
+    by observer: any OperationLifecycleObserver, waiter: OperationWaiter?
   ) -> OperationStateMachine.Claim {
-    state.withLock {
-      $0.claimForEnqueue(observer: observer, waiter: waiter, leavesEarly: leavesEarly)
+    state.withLock { $0.claim(by: observer, waiter: waiter) }
+  }
+
+  /// The manager added the operation to its queue: `enqueued` goes out, then the events
+  /// decided since the claim.
+  final func announceEnqueued() {
+    state.withLock { state in
+      for event in state.enqueued() { publish(event, to: state.observer) }
     }
   }
+
+  /// Whether a manager claimed the operation or a queue started it.
+  package final var isClaimed: Bool { state.withLock { $0.isClaimed } }
+
+  /// Called by a manager just before it adds this operation, claimed, to its queue. A
+  /// ``ChainedOperation`` enqueues an upstream nobody enqueued.
+  package func willEnqueue(on manager: OperationQueueManager) {}
 
   /// Sets the queue priority of an operation being claimed, before any joiner can see it:
   /// nothing can race with it, so it takes no lock, and an unchanged priority costs nothing.
@@ -260,52 +270,75 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     }
   }
 
-  /// Makes a waiter that hands an untyped result to `handler`.
+  /// Makes a waiter that hands an untyped result to `handler`; it never leaves.
   @inlinable
   package final func makeWaiter(
     callbackQueue: CallbackQueue?,
     untypedResult handler: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) -> OperationWaiter {
-    OperationWaiter(callbackQueue: callbackQueue) {
-      handler($0.untypedResult(Value.self))
+    OperationWaiter(interest: .untilSettled, callbackQueue: callbackQueue) { outcome in
+      handler(Result { try outcome.value(as: Value.self) })
     }
   }
 
   // MARK: Effects
 
-  private func perform(
-    _ effects: OperationStateMachine.Effects, observer: (any OperationLifecycleObserver)?
+  /// Runs one input under the lock (publishing the event it decides there), then performs
+  /// its action outside the lock.
+  private func transition(
+    _ input: (inout OperationStateMachine) -> OperationStateMachine.Action
   ) {
-    if let outcome = effects.outcome {
-      observer?.operationDidSettle(
-        self, key: coalescingKey, completion: outcome.completion,
-        waiterCount: effects.waiters.count,
-        duration: effects.startedAt?.elapsed)
-      effects.waiters.resumeAll(with: outcome)
-      if effects.reportsDeliveryEnd {
-        // Read the observer again: the operation may have been enqueued since it settled.
+    let (action, observer) = state.withLock { state in
+      let action = input(&state)
+      if case .deliver(let delivered) = action, let event = delivered.event {
+        publish(event, to: state.observer)
+      }
+      return (action, state.observer)
+    }
+    switch action {
+    case .none:
+      return
+    case .reportFinished:
+      reportFinished(to: observer)
+    case .deliver(let delivered):
+      if coalescingKey != nil { observer?.operationDidSettle(self, key: coalescingKey) }
+      delivered.waiters.resumeAll(with: delivered.outcome)
+      if delivered.stopsWork { operationWasCancelled() }
+      switch delivered.then {
+      case .nothing:
+        return
+      case .reportFinished:
+        reportFinished(to: observer)
+      case .reportDeliveryEnd:
+        // Read the observer again: the operation may have been claimed since it settled.
         let (finishNow, observer) = state.withLock { ($0.deliveryEnded(), $0.observer) }
-        if finishNow {
-          willChangeValue(forKey: "isFinished")
-          didChangeValue(forKey: "isFinished")
-          observer?.operationDidFinish(self)
-        }
+        if finishNow { reportFinished(to: observer) }
       }
     }
-    if effects.stopWork { operationWasCancelled() }
-    if case .finishedFromExecuting = effects.queueNotification {
-      #if canImport(Darwin)
-        willChangeValue(forKey: "isExecuting")
-        willChangeValue(forKey: "isFinished")
-        didChangeValue(forKey: "isExecuting")
-        didChangeValue(forKey: "isFinished")
-      #else
-        // corelibs acts on "isExecuting" only when it turns true, and on "isFinished" alone to
-        // finish (Operation.swift, observeValue): skip the notification it would ignore.
-        didChangeValue(forKey: "isFinished")
-      #endif
-      observer?.operationDidFinish(self)
-    }
+  }
+
+  /// Tells the queue (and the manager) that the operation finished; outside any lock.
+  private func reportFinished(to observer: (any OperationLifecycleObserver)?) {
+    #if canImport(Darwin)
+      willChangeValue(forKey: "isExecuting")
+      willChangeValue(forKey: "isFinished")
+      didChangeValue(forKey: "isExecuting")
+      didChangeValue(forKey: "isFinished")
+    #else
+      // corelibs acts on "isExecuting" only when it turns true, and on "isFinished" alone to
+      // finish (Operation.swift, observeValue): skip the notification it would ignore.
+      didChangeValue(forKey: "isFinished")
+    #endif
+    observer?.operationDidFinish(self)
+  }
+
+  /// Hands `event` to the manager's subscribers. Called under the lock: that keeps this
+  /// operation's events in the order they were decided. The hub only buffers the event.
+  private func publish(
+    _ event: OperationStateMachine.LifecycleEvent,
+    to observer: (any OperationLifecycleObserver)?
+  ) {
+    observer?.publish(event, of: self, key: coalescingKey)
   }
 
   private func scheduleTimeout(after timeout: Duration) {
@@ -313,9 +346,17 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       timeout: timeout, operationName: name ?? String(describing: type(of: self)))
     DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) {
       [weak self] in
+      self?.transition { $0.timeOut(error) }
+    }
+  }
+
+  private func scheduleStallCheck(after threshold: Duration) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + threshold.timeInterval) {
+      [weak self] in
       guard let self else { return }
-      let (effects, observer) = self.state.withLock { ($0.timeOut(error), $0.observer) }
-      self.perform(effects, observer: observer)
+      state.withLock { state in
+        if let event = state.stalled(after: threshold) { publish(event, to: state.observer) }
+      }
     }
   }
 }
@@ -324,7 +365,8 @@ extension ConcurrentOperation where Failure: OperationFailure {
   /// How the operation ended, typed (cancellation and timeout through ``OperationFailure``);
   /// nil until then.
   public var typedResult: Result<Value, Failure>? {
-    state.withLock { $0.outcome }?.typedResult(Value.self, Failure.self)
+    guard let outcome = state.withLock({ $0.outcome }) else { return nil }
+    return Result { () throws(Failure) in try outcome.value(as: Value.self, failure: Failure.self) }
   }
 
   /// Adds a typed completion handler, called exactly once with the operation's result.
@@ -338,17 +380,20 @@ extension ConcurrentOperation where Failure: OperationFailure {
     on callbackQueue: CallbackQueue? = nil,
     _ handler: @escaping @Sendable (Result<Value, Failure>) -> Void
   ) {
-    addWaiter(makeWaiter(callbackQueue: callbackQueue, typedResult: handler), leavesEarly: false)
+    addWaiter(makeWaiter(callbackQueue: callbackQueue, typedResult: handler))
   }
 
-  /// Makes a waiter that hands a typed result to `handler`.
+  /// Makes a waiter that hands a typed result to `handler`; it never leaves.
   @inlinable
   package final func makeWaiter(
     callbackQueue: CallbackQueue?,
     typedResult handler: @escaping @Sendable (Result<Value, Failure>) -> Void
   ) -> OperationWaiter {
-    OperationWaiter(callbackQueue: callbackQueue) {
-      handler($0.typedResult(Value.self, Failure.self))
+    OperationWaiter(interest: .untilSettled, callbackQueue: callbackQueue) { outcome in
+      handler(
+        Result { () throws(Failure) in
+          try outcome.value(as: Value.self, failure: Failure.self)
+        })
     }
   }
 }
@@ -360,18 +405,18 @@ private let priorityChangeLock = NSLock()
 
 /// An operation from which a waiter can leave early, seen without its generic parameters.
 @usableFromInline
-package protocol WaiterCancelling: AnyObject, Sendable {
-  /// Removes the waiter, resumes it with cancellation and cancels the operation if it was the
+package protocol WaiterRemoving: AnyObject, Sendable {
+  /// Removes the waiter, resumes it with `outcome` and cancels the operation if it was the
   /// last one; false when the operation had already taken it.
   @discardableResult
-  func cancelWaiter(_ id: OperationWaiter.ID) -> Bool
+  func removeWaiter(_ id: OperationWaiter.ID, resumingWith outcome: ErasedOutcome) -> Bool
 }
 
-extension ConcurrentOperation: WaiterCancelling {}
+extension ConcurrentOperation: WaiterRemoving {}
 
 extension Duration {
   /// The duration in seconds, for Dispatch deadlines.
-  var timeInterval: Double {
+  package var timeInterval: Double {
     let parts = components
     return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
   }

@@ -1,4 +1,5 @@
 /// How an operation ended, before it is mapped to a caller's error type.
+@usableFromInline
 package enum OperationOutcome<Value: Sendable, Failure: Error>: Sendable {
   case success(Value)
   case failure(Failure)

@@ -1,7 +1,14 @@
 import Foundation
 
+// Admitting a request takes one of three paths, named by what happens to the operation:
+// - join: an identical operation is in flight; the request waits for it instead.
+// - claim: the request's operation is new to every manager; this one claims it, indexes it
+//   under its key and adds it to the queue.
+// - await: the operation was claimed before (here or by another manager) or already started;
+//   the request waits for it without adding it anywhere.
+
 extension OperationQueueManager {
-  /// The result of admitting a request: the operation doing the work, and the waiter's place.
+  /// Where an admitted request waits: the operation doing the work and the waiter's place.
   @usableFromInline
   package struct Admission<Value: Sendable, Failure: Error> {
     /// The operation that does the work: the one passed in, or the in-flight one it joined.
@@ -25,6 +32,7 @@ extension OperationQueueManager {
   /// - Returns: The operation that does the work; cancelling it cancels every waiter.
   @discardableResult
   @inlinable
+  @_disfavoredOverload
   public func enqueue<Value, Failure>(
     _ operation: ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil,
@@ -32,11 +40,15 @@ extension OperationQueueManager {
     completion: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) -> ConcurrentOperation<Value, Failure> {
     let waiter = operation.makeWaiter(callbackQueue: callbackQueue, untypedResult: completion)
-    return admit(operation, waiter: waiter, leavesEarly: false, priority: priority).operation
+    return admit(operation, waiter: waiter, priority: priority).operation
   }
 
   /// Enqueues `operation`, or joins an identical one in flight, and calls `completion` once
   /// with the typed result (cancellation and timeout through ``OperationFailure``).
+  ///
+  /// For an operation with a typed failure, an unannotated closure (`{ result in … }`) gets
+  /// this typed overload; annotate the closure's parameter as `Result<Value, any Error>` for
+  /// the untyped one.
   ///
   /// - Parameters:
   ///   - operation: The work; see ``enqueue(_:priority:callbackQueue:completion:)-(_,_,_,(Result<Value,any Error>)->Void)``.
@@ -53,7 +65,7 @@ extension OperationQueueManager {
     completion: @escaping @Sendable (Result<Value, Failure>) -> Void
   ) -> ConcurrentOperation<Value, Failure> {
     let waiter = operation.makeWaiter(callbackQueue: callbackQueue, typedResult: completion)
-    return admit(operation, waiter: waiter, leavesEarly: false, priority: priority).operation
+    return admit(operation, waiter: waiter, priority: priority).operation
   }
 
   /// Enqueues `operation`, or joins an identical one in flight, without waiting for it.
@@ -64,108 +76,125 @@ extension OperationQueueManager {
     _ operation: ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil
   ) -> ConcurrentOperation<Value, Failure> {
-    admit(operation, waiter: nil, leavesEarly: false, priority: priority).operation
+    admit(operation, waiter: nil, priority: priority).operation
   }
 
-  /// Joins the open operation indexed under `key` with `waiter`, if there is one of `type`;
-  /// nil when nothing joinable is in flight. Lets a caller skip building an operation that
-  /// would only be dropped.
+  /// Joins the open operation of `type` indexed under `key` with `waiter`; nil when nothing
+  /// joinable is in flight. Lets a caller skip building an operation that would be dropped.
   @usableFromInline
-  package func joinInFlight<Value, Failure>(
+  package func join<Value, Failure>(
     _ key: CoalescingKey,
     as type: ConcurrentOperation<Value, Failure>.Type,
     waiter: OperationWaiter?,
-    leavesEarly: Bool,
     priority: Operation.QueuePriority?
   ) -> Admission<Value, Failure>? {
     let joined = state.withLock { state in
-      Self.join(key, as: type, in: state, excluding: nil, waiter: waiter, leavesEarly: leavesEarly)
+      Self.join(key, as: type, in: state, excluding: nil, waiter: waiter)
     }
     guard let joined else { return nil }
-    return didJoin(joined, key: key, waiter: waiter, priority: priority)
+    if let priority { joined.operation.raisePriority(to: priority) }
+    return joined
   }
 
-  /// Enqueues or joins, registering `waiter` atomically with the decision.
+  /// Admits a request: joins an identical operation in flight, claims `operation` for the
+  /// queue, or awaits it when it was claimed before; registers `waiter` (nil: an interest that
+  /// never leaves) atomically with that decision.
   ///
-  /// A waiter that `leavesEarly` (an awaiting task) may later leave through
-  /// `ConcurrentOperation.cancelWaiter`; when the last such waiter leaves and nobody else
+  /// A waiter whose interest is `untilLeaving` (an awaiting task) may later leave through
+  /// `ConcurrentOperation.removeWaiter`; when the last such waiter leaves and nobody else
   /// wants the value, the operation is cancelled.
   @usableFromInline
   package func admit<Value, Failure>(
     _ operation: ConcurrentOperation<Value, Failure>,
     waiter: OperationWaiter?,
-    leavesEarly: Bool,
     priority: Operation.QueuePriority?
   ) -> Admission<Value, Failure> {
+    let generation = cancelAllGeneration.load(ordering: .sequentiallyConsistent)
     guard let key = operation.coalescingKey else {
       // Nothing to join or index: the operation's own lock makes the claim atomic.
-      let claim = claim(operation, waiter: waiter, leavesEarly: leavesEarly, priority: priority)
-      return admitClaimed(operation, claim, key: nil, waiter: waiter, leavesEarly: leavesEarly)
+      let claim = claim(operation, waiter: waiter, priority: priority)
+      return enqueue(operation, claim, waiter: waiter, generation: generation)
     }
     // One step under the manager's lock: join work in flight, or claim this operation,
     // register the waiter and index it, so two identical requests never both start fresh work.
-    var claim = OperationStateMachine.Claim.rejected
-    let joined = state.withLock { state -> Joined<Value, Failure>? in
+    var claim = OperationStateMachine.Claim.alreadyClaimed
+    let joined = state.withLock { state -> Admission<Value, Failure>? in
       if let joined = Self.join(
         key, as: ConcurrentOperation<Value, Failure>.self, in: state, excluding: operation,
-        waiter: waiter, leavesEarly: leavesEarly)
+        waiter: waiter)
       {
         return joined
       }
-      claim = self.claim(operation, waiter: waiter, leavesEarly: leavesEarly, priority: priority)
+      claim = self.claim(operation, waiter: waiter, priority: priority)
       // Settled work (cancelled before it was enqueued) is never indexed: nothing would
       // remove it.
-      if case .claimed(_, settled: nil) = claim { state.inFlight[key] = operation }
+      if case .claimed = claim { state.inFlight[key] = operation }
       return nil
     }
     guard let joined else {
-      return admitClaimed(operation, claim, key: key, waiter: waiter, leavesEarly: leavesEarly)
+      return enqueue(operation, claim, waiter: waiter, generation: generation)
     }
     // The dropped request never runs. On swift-corelibs-foundation each of its dependencies
     // keeps an unretained pointer to it and dereferences it on finishing, which crashes once
     // the caller releases it (a coalesced `ChainedOperation`, say): detach it.
     for dependency in operation.dependencies { operation.removeDependency(dependency) }
-    return didJoin(joined, key: key, waiter: waiter, priority: priority)
+    if let priority { joined.operation.raisePriority(to: priority) }
+    return joined
   }
 
-  /// After claiming (or failing to claim) `operation` itself, outside the lock: enqueues it,
-  /// or waits for it when it was enqueued before.
-  private func admitClaimed<Value, Failure>(
+  /// After the claim, outside the manager's lock: adds a claimed operation to the queue and
+  /// announces it, or waits for one claimed before.
+  private func enqueue<Value, Failure>(
     _ operation: ConcurrentOperation<Value, Failure>,
     _ claim: OperationStateMachine.Claim,
-    key: CoalescingKey?,
     waiter: OperationWaiter?,
-    leavesEarly: Bool
+    generation: UInt64
   ) -> Admission<Value, Failure> {
     switch claim {
-    case .rejected:
+    case .alreadyClaimed:
       // Enqueued before (here or elsewhere) or already run: wait for it rather than trap.
-      let id = waiter.flatMap { operation.addWaiter($0, leavesEarly: leavesEarly) }
+      let id = waiter.flatMap { operation.addWaiter($0) }
       return Admission(operation: operation, waiterID: id)
-    case .claimed(let id, let settled):
-      if let settled { waiter?.resume(with: settled) }
-      events.publish(
-        event(.enqueued, for: operation, key: key, waiterCount: waiter == nil ? 0 : 1))
+    case .claimed(let id):
+      operation.willEnqueue(on: self)
       queue.addOperation(operation)
+      // Published only now that it is true; events decided meanwhile follow it.
+      operation.announceEnqueued()
+      if cancelAllGeneration.load(ordering: .sequentiallyConsistent) != generation {
+        // A cancel-all began since the claim and may have swept the queue before the
+        // operation was in it. Cancelled from another thread: `enqueue` never calls a new
+        // operation's handlers itself.
+        DispatchQueue.global().async { operation.cancel() }
+      }
       return Admission(operation: operation, waiterID: id)
+    case .claimedSettled(let outcome):
+      waiter?.resume(with: outcome)
+      // Into the queue all the same: it finishes, without running, when the queue starts it,
+      // so dependents and waits on it go on.
+      queue.addOperation(operation)
+      operation.announceEnqueued()
+      return Admission(operation: operation, waiterID: nil)
     }
   }
 
   /// Claims `operation` for this manager's queue with its first waiter, and counts it as
-  /// outstanding; `.rejected` when it was enqueued before.
+  /// outstanding unless it was claimed before.
   private func claim<Value, Failure>(
     _ operation: ConcurrentOperation<Value, Failure>,
     waiter: OperationWaiter?,
-    leavesEarly: Bool,
     priority: Operation.QueuePriority?
   ) -> OperationStateMachine.Claim {
-    let claim = operation.claimForEnqueue(observer: self, waiter: waiter, leavesEarly: leavesEarly)
-    guard case .claimed = claim else { return .rejected }
-    // Set before the operation becomes visible to joiners, who may only raise it.
-    if let priority { operation.setInitialPriority(priority) }
-    // Counted before the queue sees it: its finish decrements.
-    outstanding.add(1, ordering: .sequentiallyConsistent)
-    return claim
+    let claim = operation.claim(by: self, waiter: waiter)
+    switch claim {
+    case .alreadyClaimed:
+      return claim
+    case .claimed, .claimedSettled:
+      // Set before the operation becomes visible to joiners, who may only raise it.
+      if let priority { operation.setInitialPriority(priority) }
+      // Counted before the queue sees it: its finish decrements.
+      outstanding.add(1, ordering: .sequentiallyConsistent)
+      return claim
+    }
   }
 
   /// Under the manager's lock: adds `waiter` to the open operation indexed under `key`, unless
@@ -175,32 +204,12 @@ extension OperationQueueManager {
     as type: ConcurrentOperation<Value, Failure>.Type,
     in state: State,
     excluding operation: ConcurrentOperation<Value, Failure>?,
-    waiter: OperationWaiter?,
-    leavesEarly: Bool
-  ) -> Joined<Value, Failure>? {
+    waiter: OperationWaiter?
+  ) -> Admission<Value, Failure>? {
     guard let current = state.inFlight[key] as? ConcurrentOperation<Value, Failure>,
       current !== operation,
-      let (id, count) = current.join(waiter, leavesEarly: leavesEarly)
+      case .joined(let id, _) = current.join(waiter)
     else { return nil }
-    return Joined(operation: current, id: id, waiterCount: count)
+    return Admission(operation: current, waiterID: id)
   }
-
-  /// After joining, outside the lock: raises the shared operation's priority and reports it.
-  private func didJoin<Value, Failure>(
-    _ joined: Joined<Value, Failure>,
-    key: CoalescingKey?,
-    waiter: OperationWaiter?,
-    priority: Operation.QueuePriority?
-  ) -> Admission<Value, Failure> {
-    if let priority { joined.operation.raisePriority(to: priority) }
-    events.publish(event(.joined, for: joined.operation, key: key, waiterCount: joined.waiterCount))
-    return Admission(operation: joined.operation, waiterID: waiter == nil ? nil : joined.id)
-  }
-}
-
-/// An operation in flight that a request joined, with the request's place among its waiters.
-private struct Joined<Value: Sendable, Failure: Error> {
-  let operation: ConcurrentOperation<Value, Failure>
-  let id: OperationWaiter.ID
-  let waiterCount: Int
 }

@@ -2,8 +2,9 @@
 ///
 /// The upstream operation becomes a dependency, so this one starts only after it finishes.
 /// Override ``main(input:)`` instead of `main()`. An upstream failure, cancellation or timeout
-/// reaches this operation's waiters as such: `main(input:)` is not called and there is no
-/// "missing input" case.
+/// reaches this operation's waiters as such (`isCancelled` turns true for the last two):
+/// `main(input:)` is not called and there is no "missing input" case. Enqueued through a
+/// manager, it also enqueues an upstream operation that no manager has claimed yet.
 ///
 /// ```swift
 /// final class Decode: ChainedOperation<Data, Page, any Error> {
@@ -45,7 +46,7 @@ open class ChainedOperation<Input: Sendable, Value: Sendable, Failure: Error>:
   /// operation the same way. Waits (without blocking) if upstream has not settled yet.
   public final override func main() {
     guard let upstream = upstream.withLock({ $0.take() }) else { return }
-    let waiter = OperationWaiter(callbackQueue: nil) { [self] outcome in
+    let waiter = OperationWaiter(interest: .untilSettled, callbackQueue: nil) { [self] outcome in
       switch outcome.typed(Input.self, Failure.self) {
       case .success(let input): main(input: input)
       case .failure(let failure): settle(.failure(failure))
@@ -53,7 +54,18 @@ open class ChainedOperation<Input: Sendable, Value: Sendable, Failure: Error>:
       case .timedOut(let error): settle(.timedOut(error))
       }
     }
-    upstream.addWaiter(waiter, leavesEarly: false)
+    upstream.addWaiter(waiter)
+  }
+
+  /// Enqueues the upstream operation on the same manager if no manager has claimed it yet,
+  /// so that a downstream operation never waits for upstream work nobody will run.
+  ///
+  /// An upstream you add to an `OperationQueue` yourself, not through a manager, cannot be
+  /// told apart from one nobody enqueued, and Foundation traps when an operation is added to a
+  /// second queue: enqueue upstream work through a manager (this one or another).
+  package override func willEnqueue(on manager: OperationQueueManager) {
+    guard let upstream = upstream.withLock({ $0 }), !upstream.isClaimed else { return }
+    manager.enqueue(upstream)
   }
 
   /// Does the work with the upstream value. Override it and call `finish`, as with `main()`.

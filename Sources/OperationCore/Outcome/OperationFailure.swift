@@ -24,23 +24,41 @@ public protocol OperationFailure: Error {
   init(timeout: OperationTimeoutError)
 }
 
-/// The error delivered when an operation's timeout expires before it finishes.
+/// The error delivered when a time limit expires: the operation's own ``ConcurrentOperation/timeout``
+/// (every waiter gets it) or one caller's deadline (only that caller leaves; see ``scope``).
 ///
 /// It is distinct from `CancellationError`: a caller can tell "I gave up" from "the work hung".
 public struct OperationTimeoutError: Error, Sendable, Equatable, CustomStringConvertible {
-  /// The timeout that expired, counted from the moment the queue started the operation.
-  public let timeout: Duration
-  /// The name of the operation that timed out, if it had one.
-  public let operationName: String?
-
-  /// Creates a timeout error.
-  public init(timeout: Duration, operationName: String? = nil) {
-    self.timeout = timeout
-    self.operationName = operationName
+  /// Whose time limit expired.
+  public enum Scope: Sendable, Equatable {
+    /// The operation's own timeout, counted from the moment its queue started it: the work
+    /// was stopped and every waiter got this error.
+    case operation
+    /// One caller's deadline (`perform(_:timeout:)` and the like), counted from its call: that
+    /// caller left; the shared work goes on for the others.
+    case caller
   }
 
-  /// A one-line description such as `operation FetchQuestions timed out after 5.0 seconds`.
+  /// The time limit that expired.
+  public let timeout: Duration
+  /// The name of the operation that timed out, if it had one (nil for a caller's deadline).
+  public let operationName: String?
+  /// Whose time limit expired.
+  public let scope: Scope
+
+  /// Creates a timeout error.
+  public init(timeout: Duration, operationName: String? = nil, scope: Scope = .operation) {
+    self.timeout = timeout
+    self.operationName = operationName
+    self.scope = scope
+  }
+
+  /// A one-line description such as `operation FetchQuestions timed out after 5.0 seconds`
+  /// or `deadline of 2.0 seconds passed`.
   public var description: String {
-    "operation \(operationName ?? "(unnamed)") timed out after \(timeout)"
+    switch scope {
+    case .operation: "operation \(operationName ?? "(unnamed)") timed out after \(timeout)"
+    case .caller: "deadline of \(timeout) passed"
+    }
   }
 }

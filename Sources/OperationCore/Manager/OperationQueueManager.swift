@@ -28,6 +28,11 @@ public final class OperationQueueManager: @unchecked Sendable {
   /// still register under `state`'s lock; see ``whenIdle(_:)``.
   let outstanding = Atomic<Int>(0)
 
+  /// How many ``cancelAllOperations()`` calls have begun. An admission reads it before
+  /// claiming an operation and again once the operation is in the queue: if a sweep began in
+  /// between, it may have missed the operation, so the admission cancels it itself.
+  let cancelAllGeneration = Atomic<UInt64>(0)
+
   /// The queue operations run on. Use the manager's methods to add work so coalescing and
   /// idle tracking see it; the queue itself is exposed for settings the manager does not wrap.
   public let queue: OperationQueue
@@ -62,6 +67,11 @@ public final class OperationQueueManager: @unchecked Sendable {
   ///   this manager) still run, but are neither coalesced nor counted by ``isIdle``.
   public init(queue: OperationQueue) {
     self.queue = queue
+  }
+
+  // Event streams end when their manager goes: nothing would publish to them again.
+  deinit {
+    events.finish()
   }
 
   /// Creates a manager with a new queue.
@@ -111,15 +121,20 @@ public final class OperationQueueManager: @unchecked Sendable {
     set { queue.qualityOfService = newValue }
   }
 
-  /// Cancels every operation in the queue. Their waiters receive cancellation at once;
-  /// pending operations finish without running when the queue starts them (at once unless it
-  /// is suspended).
+  /// Cancels every operation in the queue, and every operation this manager admitted before
+  /// the call. Their waiters receive cancellation at once; pending operations finish without
+  /// running when the queue starts them (at once unless it is suspended).
+  ///
+  /// An operation whose admission races this call (it was being added to the queue while the
+  /// sweep ran) is cancelled by its admission, once it is in the queue: so every operation
+  /// whose `enqueued` event was published before this call ends cancelled (or had settled).
   ///
   /// The queue is held suspended during the sweep: `OperationQueue` cancels in queue order, so
   /// otherwise each executing operation that finishes on cancellation would free a slot for a
   /// pending one to start before the sweep reached it. A suspension or resumption requested
   /// through ``isSuspended`` meanwhile takes effect when the sweep ends.
   public func cancelAllOperations() {
+    cancelAllGeneration.add(1, ordering: .sequentiallyConsistent)
     suspension.withLock { suspension in
       if suspension.sweeps == 0 { suspension.suspendedAfterSweeps = queue.isSuspended }
       suspension.sweeps += 1
@@ -142,7 +157,11 @@ public final class OperationQueueManager: @unchecked Sendable {
   /// once: the sign of a subclass that never calls `finish`. Pair it with a ``ConcurrentOperation/timeout``
   /// to also free the queue slot.
   public var stallThreshold: Duration? {
-    get { stallThresholdStorage.withLock { $0 } }
+    get {
+      // Read on every start: no lock unless a threshold was ever set.
+      guard hasStallThreshold.load(ordering: .relaxed) else { return nil }
+      return stallThresholdStorage.withLock { $0 }
+    }
     set {
       stallThresholdStorage.withLock {
         $0 = newValue
@@ -154,6 +173,23 @@ public final class OperationQueueManager: @unchecked Sendable {
   /// The in-flight operation for `key`, if one is pending or executing. O(1).
   public func inFlightOperation(for key: CoalescingKey) -> Operation? {
     state.withLock { $0.inFlight[key] }
+  }
+
+  /// The in-flight operation of `type` coalescing under `key`, if one is pending or executing.
+  /// O(1).
+  ///
+  /// ```swift
+  /// let running = manager.inFlightOperation(FetchAvatar.self, key: 7)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - type: The operation's class, as passed to its `init(coalescingKey:)`.
+  ///   - key: The caller-supplied part of its key.
+  /// - Returns: The operation, or nil when none of that class and key is in flight.
+  public func inFlightOperation<Value, Failure, Work: ConcurrentOperation<Value, Failure>>(
+    _ type: Work.Type, key: some Hashable & Sendable
+  ) -> Work? {
+    inFlightOperation(for: CoalescingKey(for: type, base: key)) as? Work
   }
 
   /// Calls `body` once every operation enqueued through this manager has finished (at once,

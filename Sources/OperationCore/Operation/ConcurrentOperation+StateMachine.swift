@@ -1,0 +1,457 @@
+/// An operation's lifecycle as values: where it stands with its queue (``Slot``), who waits for
+/// its outcome (``Delivery``), and whether its events go out yet (``Announcement``). Each input
+/// is one exhaustive switch that returns one action; nothing here calls out.
+///
+/// The operation performs an action's side effects after releasing its lock, except the
+/// lifecycle event an action carries: that one is published while the lock is still held, so
+/// one operation's events reach subscribers in the order they were decided here.
+///
+/// Not generic: the operation's value is stored type-erased (``ErasedOutcome``), so this code is
+/// compiled once and runs without looking up generic metadata, which Foundation's dynamic calls
+/// into a generic `Operation` subclass would otherwise do many times per operation.
+struct OperationStateMachine {
+  /// Where the operation stands with its queue.
+  enum Slot {
+    /// Not started by a queue; `claimed` once a manager admitted it (it is never admitted
+    /// twice).
+    case pending(claimed: Bool)
+    /// Started by its queue while an outcome fixed before the start is still being handed to
+    /// waiters: reported finished when that delivery ends, so "finished" implies "delivered".
+    case startedDuringDelivery
+    /// Started; `main()` has been or is being called.
+    case executing(since: MonotonicInstant)
+    /// Reported finished to the queue.
+    case finished
+  }
+
+  /// Who waits for the outcome, or the outcome once it is fixed.
+  enum Delivery {
+    /// No outcome yet. `keepsAlive` once a waiter that never leaves came (a completion handler,
+    /// a plain enqueue): from then on, waiters leaving never cancel the operation.
+    case open(WaiterList, nextID: OperationWaiter.ID, keepsAlive: Bool)
+    /// The outcome was fixed before the queue started the operation, and the thread that fixed
+    /// it is still handing it to waiters. `cancelled`: see ``settled(_:cancelled:)``.
+    case deliveringBeforeStart(ErasedOutcome, cancelled: Bool)
+    /// The outcome is fixed. `cancelled` when the operation was cancelled (or timed out)
+    /// before it finished, whatever the outcome.
+    case settled(ErasedOutcome, cancelled: Bool)
+    /// Transient, inside one input only: keeps the waiter list uniquely referenced while it is
+    /// changed, so adding or removing a waiter never copies it.
+    case modifying
+  }
+
+  /// Whether the operation's lifecycle events go out yet.
+  enum Announcement {
+    /// No manager observes the operation: it publishes nothing.
+    case silent
+    /// A manager claimed the operation and has not yet added it to its queue: `enqueued` and
+    /// the events decided meanwhile wait here, to go out in order once it has.
+    case awaitingEnqueue([LifecycleEvent])
+    /// `enqueued` is out: events go out as they are decided.
+    case announced
+  }
+
+  /// One lifecycle event, before the observer turns it into an ``OperationEvent``.
+  struct LifecycleEvent {
+    let kind: OperationEvent.Kind
+    let waiterCount: Int
+    var duration: Duration? = nil
+  }
+
+  /// What happens after delivering an outcome.
+  enum AfterDelivery {
+    /// Nothing: the operation stays executing until the subclass calls `finish`.
+    case nothing
+    /// Report the operation finished to its queue.
+    case reportFinished
+    /// Report the delivery's end (``deliveryEnded()``): the queue may have started the
+    /// operation meanwhile, and must then be told it finished.
+    case reportDeliveryEnd
+  }
+
+  /// An outcome to hand to waiters, outside the lock.
+  struct Delivered {
+    let waiters: WaiterList
+    let outcome: ErasedOutcome
+    /// Whether started work must be told to stop (cancellation or timeout).
+    let stopsWork: Bool
+    let then: AfterDelivery
+    /// The terminal event, to publish under the lock.
+    let event: LifecycleEvent?
+  }
+
+  /// What an input asks the operation to do once its lock is released.
+  enum Action {
+    case none
+    /// Hand an outcome to waiters, then as `then` says.
+    case deliver(Delivered)
+    /// Report the operation finished to its queue (its outcome was delivered before).
+    case reportFinished
+  }
+
+  /// What `start()` must do.
+  enum StartAction {
+    /// Started twice, after finishing, or while an earlier outcome is delivered (the
+    /// delivering thread reports the finish): nothing.
+    case none
+    /// Settled before the queue started it: report finished without running.
+    case reportFinished
+    /// Publish `event` (under the lock), then call `main()` and arm the timeout if any.
+    case run(timeout: Duration?, event: LifecycleEvent?)
+  }
+
+  /// The result of a manager claiming the operation for its queue.
+  enum Claim {
+    /// Claimed before (by this manager or another) or already started: the caller must not
+    /// add it to a queue.
+    case alreadyClaimed
+    /// Claimed; the waiter, if any, is registered with `waiterID`.
+    case claimed(waiterID: OperationWaiter.ID?)
+    /// Claimed, but it settled before: hand `outcome` to the waiter at once. The queue still
+    /// gets it, to start and finish it without running.
+    case claimedSettled(ErasedOutcome)
+  }
+
+  /// The result of a request joining the operation.
+  enum Join {
+    /// Joined; `event` is the `joined` event to publish under the lock.
+    case joined(waiterID: OperationWaiter.ID?, event: LifecycleEvent?)
+    /// Cancelled or settled: such work is never joined.
+    case closed
+  }
+
+  /// The result of adding a waiter to an operation regardless of its state.
+  enum Addition {
+    case added(waiterID: OperationWaiter.ID)
+    /// Already settled: hand it `outcome` at once.
+    case settled(ErasedOutcome)
+  }
+
+  /// What happened when a waiter asked to leave.
+  enum Departure {
+    /// The waiter was not in the list: the operation has settled and resumed it (or will).
+    case alreadyResumed
+    /// The waiter left and must be resumed by the caller; `cancelsOperation` when nobody is
+    /// left who wants the value.
+    case left(OperationWaiter, cancelsOperation: Bool)
+  }
+
+  private(set) var slot = Slot.pending(claimed: false)
+  private(set) var delivery = Delivery.open(WaiterList(), nextID: 0, keepsAlive: false)
+  private var announcement = Announcement.silent
+  /// Configuration, not state: how long the operation may execute.
+  var timeout: Duration?
+  /// The manager that claimed the operation; nil before.
+  private(set) weak var observer: (any OperationLifecycleObserver)?
+
+  // MARK: Reading
+
+  var isExecuting: Bool {
+    switch slot {
+    case .executing: true
+    case .pending, .startedDuringDelivery, .finished: false
+    }
+  }
+
+  var isFinished: Bool {
+    switch slot {
+    case .finished: true
+    case .pending, .startedDuringDelivery, .executing: false
+    }
+  }
+
+  var isCancelled: Bool {
+    switch delivery {
+    case .open: false
+    case .deliveringBeforeStart(_, let cancelled), .settled(_, let cancelled): cancelled
+    case .modifying: preconditionFailure("read while modifying")
+    }
+  }
+
+  /// The outcome, once fixed.
+  var outcome: ErasedOutcome? {
+    switch delivery {
+    case .open: nil
+    case .deliveringBeforeStart(let outcome, _), .settled(let outcome, _): outcome
+    case .modifying: preconditionFailure("read while modifying")
+    }
+  }
+
+  /// Whether a manager claimed the operation or a queue started it.
+  var isClaimed: Bool {
+    switch slot {
+    case .pending(let claimed): claimed
+    case .startedDuringDelivery, .executing, .finished: true
+    }
+  }
+
+  // MARK: The queue
+
+  /// A manager claims the operation for its queue and registers the first waiter in the same
+  /// step, so nobody can join, leave and cancel in between.
+  mutating func claim(
+    by observer: any OperationLifecycleObserver, waiter: OperationWaiter?
+  ) -> Claim {
+    switch slot {
+    case .pending(claimed: false):
+      slot = .pending(claimed: true)
+      self.observer = observer
+      let enqueued = LifecycleEvent(kind: .enqueued, waiterCount: waiter == nil ? 0 : 1)
+      switch delivery {
+      case .open:
+        announcement = .awaitingEnqueue([enqueued])
+        return .claimed(waiterID: add(waiter))
+      case .deliveringBeforeStart(let outcome, _), .settled(let outcome, _):
+        // Settled before it was enqueued: its terminal event follows `enqueued`.
+        let finished = LifecycleEvent(
+          kind: .finished(outcome.completion), waiterCount: waiter == nil ? 0 : 1)
+        announcement = .awaitingEnqueue([enqueued, finished])
+        return .claimedSettled(outcome)
+      case .modifying:
+        preconditionFailure("claimed while modifying")
+      }
+    case .pending(claimed: true), .startedDuringDelivery, .executing, .finished:
+      return .alreadyClaimed
+    }
+  }
+
+  /// The manager added the operation to its queue: returns `enqueued` and the events decided
+  /// since the claim, in order, to publish under the lock.
+  mutating func enqueued() -> [LifecycleEvent] {
+    switch announcement {
+    case .awaitingEnqueue(let events):
+      announcement = .announced
+      return events
+    case .silent, .announced:
+      preconditionFailure("announced an operation that was not claimed, or twice")
+    }
+  }
+
+  mutating func start() -> StartAction {
+    switch (slot, delivery) {
+    case (.pending, .open):
+      let now = MonotonicInstant.now
+      slot = .executing(since: now)
+      return .run(timeout: timeout, event: record(LifecycleEvent(kind: .started, waiterCount: 0)))
+    case (.pending, .deliveringBeforeStart):
+      slot = .startedDuringDelivery
+      return .none
+    case (.pending, .settled):
+      slot = .finished
+      return .reportFinished
+    case (.startedDuringDelivery, _), (.executing, _), (.finished, _):
+      return .none
+    case (.pending, .modifying):
+      preconditionFailure("started while modifying")
+    }
+  }
+
+  /// The work ended (the subclass called `finish`). A second call only releases the slot of
+  /// an operation that stayed executing after its cancellation.
+  mutating func finish(with outcome: ErasedOutcome) -> Action {
+    switch (delivery, slot) {
+    case (.open(let waiters, _, _), .pending):
+      return settleBeforeStart(outcome, waiters: waiters, cancelled: outcome.isCancellation)
+    case (.open(let waiters, _, _), .executing(let since)):
+      delivery = .settled(outcome, cancelled: outcome.isCancellation)
+      slot = .finished
+      return settle(
+        outcome, waiters: waiters, since: since, stopsWork: false, then: .reportFinished)
+    case (.deliveringBeforeStart, _), (.settled, .pending), (.settled, .startedDuringDelivery),
+      (.settled, .finished):
+      return .none
+    case (.settled, .executing):
+      // Cancelled with `finishesImmediatelyWhenCancelled == false`: the work has stopped.
+      slot = .finished
+      return .reportFinished
+    case (.open, .startedDuringDelivery), (.open, .finished), (.modifying, _):
+      preconditionFailure("an open operation cannot have been reported finished")
+    }
+  }
+
+  /// Cancellation was requested. Waiters get `CancellationError` at once; an executing
+  /// operation is told to stop its work and, if `finishIfExecuting`, reported finished. A
+  /// pending operation is never reported finished here: its queue must start it first.
+  mutating func cancel(finishIfExecuting: Bool) -> Action {
+    switch (delivery, slot) {
+    case (.open(let waiters, _, _), .pending):
+      return settleBeforeStart(.cancelled, waiters: waiters, cancelled: true)
+    case (.open(let waiters, _, _), .executing(let since)):
+      delivery = .settled(.cancelled, cancelled: true)
+      if finishIfExecuting { slot = .finished }
+      return settle(
+        .cancelled, waiters: waiters, since: since, stopsWork: true,
+        then: finishIfExecuting ? .reportFinished : .nothing)
+    case (.deliveringBeforeStart(let outcome, _), _):
+      delivery = .deliveringBeforeStart(outcome, cancelled: true)
+      return .none
+    case (.settled(let outcome, _), .pending), (.settled(let outcome, _), .executing),
+      (.settled(let outcome, _), .startedDuringDelivery):
+      // Settled but not finished: `isCancelled` turns true, as `Operation.cancel()` promises.
+      delivery = .settled(outcome, cancelled: true)
+      return .none
+    case (.settled, .finished):
+      return .none
+    case (.open, .startedDuringDelivery), (.open, .finished), (.modifying, _):
+      preconditionFailure("an open operation cannot have been reported finished")
+    }
+  }
+
+  /// The timeout expired: waiters get the timeout error, the work is told to stop, and the
+  /// queue slot is released.
+  mutating func timeOut(_ error: OperationTimeoutError) -> Action {
+    switch (delivery, slot) {
+    case (.open(let waiters, _, _), .executing(let since)):
+      delivery = .settled(.timedOut(error), cancelled: true)
+      slot = .finished
+      return settle(
+        .timedOut(error), waiters: waiters, since: since, stopsWork: true, then: .reportFinished)
+    case (.open, _), (.deliveringBeforeStart, _), (.settled, _):
+      return .none
+    case (.modifying, _):
+      preconditionFailure("timed out while modifying")
+    }
+  }
+
+  /// Delivery of an outcome fixed before the start has ended; true when the queue started the
+  /// operation meanwhile and it must now be reported finished.
+  mutating func deliveryEnded() -> Bool {
+    guard case .deliveringBeforeStart(let outcome, let cancelled) = delivery else {
+      preconditionFailure("a delivery ended that had not begun")
+    }
+    delivery = .settled(outcome, cancelled: cancelled)
+    switch slot {
+    case .startedDuringDelivery:
+      slot = .finished
+      return true
+    case .pending:
+      return false
+    case .executing, .finished:
+      preconditionFailure("started while delivering, but not marked so")
+    }
+  }
+
+  /// A `stalled` event to publish, if the operation is still executing without an outcome.
+  func stalled(after threshold: Duration) -> LifecycleEvent? {
+    switch (delivery, slot, announcement) {
+    case (.open, .executing, .announced):
+      LifecycleEvent(kind: .stalled, waiterCount: 0, duration: threshold)
+    default:
+      nil
+    }
+  }
+
+  // MARK: Waiters
+
+  /// Adds a waiter to work that is still open (nil registers an interest that never leaves).
+  /// Cancelled or settled work is never joined.
+  mutating func join(_ waiter: OperationWaiter?) -> Join {
+    switch delivery {
+    case .open:
+      let id = add(waiter)
+      guard case .open(let waiters, _, _) = delivery else { preconditionFailure() }
+      let event = record(LifecycleEvent(kind: .joined, waiterCount: waiters.count))
+      return .joined(waiterID: id, event: event)
+    case .deliveringBeforeStart, .settled:
+      return .closed
+    case .modifying:
+      preconditionFailure("joined while modifying")
+    }
+  }
+
+  /// Adds a waiter whatever the state; if the operation has settled, returns the outcome to
+  /// hand it at once.
+  mutating func addWaiter(_ waiter: OperationWaiter) -> Addition {
+    switch delivery {
+    case .open:
+      // A non-nil waiter always gets an identity.
+      return .added(waiterID: add(waiter) ?? 0)
+    case .deliveringBeforeStart(let outcome, _), .settled(let outcome, _):
+      return .settled(outcome)
+    case .modifying:
+      preconditionFailure("added a waiter while modifying")
+    }
+  }
+
+  /// Removes a waiter that no longer wants the value.
+  mutating func removeWaiter(_ id: OperationWaiter.ID) -> Departure {
+    switch delivery {
+    case .open(var waiters, let nextID, let keepsAlive):
+      delivery = .modifying
+      let waiter = waiters.remove(id: id)
+      let cancelsOperation = waiters.isEmpty && !keepsAlive
+      delivery = .open(waiters, nextID: nextID, keepsAlive: keepsAlive)
+      guard let waiter else { return .alreadyResumed }
+      return .left(waiter, cancelsOperation: cancelsOperation)
+    case .deliveringBeforeStart, .settled:
+      return .alreadyResumed
+    case .modifying:
+      preconditionFailure("removed a waiter while modifying")
+    }
+  }
+
+  // MARK: Helpers
+
+  /// Registers `waiter` on open work; returns its identity (nil for a nil waiter, which only
+  /// marks an interest that never leaves).
+  private mutating func add(_ waiter: OperationWaiter?) -> OperationWaiter.ID? {
+    guard case .open(var waiters, let nextID, var keepsAlive) = delivery else {
+      preconditionFailure("added a waiter to settled work")
+    }
+    delivery = .modifying
+    var id: OperationWaiter.ID?
+    if let waiter {
+      waiters.append(waiter, id: nextID)
+      id = nextID
+      if case .untilSettled = waiter.interest { keepsAlive = true }
+    } else {
+      keepsAlive = true
+    }
+    delivery = .open(waiters, nextID: id == nil ? nextID : nextID &+ 1, keepsAlive: keepsAlive)
+    return id
+  }
+
+  /// Returns `event` to publish now, or keeps it until the operation is in its queue. With
+  /// `since`, the event's duration runs from then (measured only if the event goes out).
+  private mutating func record(
+    _ event: LifecycleEvent, since: MonotonicInstant? = nil
+  ) -> LifecycleEvent? {
+    var event = event
+    switch announcement {
+    case .silent:
+      return nil
+    case .awaitingEnqueue(var events):
+      event.duration = since?.elapsed
+      announcement = .silent  // Keeps `events` uniquely referenced while it grows.
+      events.append(event)
+      announcement = .awaitingEnqueue(events)
+      return nil
+    case .announced:
+      event.duration = since?.elapsed
+      return event
+    }
+  }
+
+  private mutating func settleBeforeStart(
+    _ outcome: ErasedOutcome, waiters: WaiterList, cancelled: Bool
+  ) -> Action {
+    delivery = .deliveringBeforeStart(outcome, cancelled: cancelled)
+    let event = record(
+      LifecycleEvent(kind: .finished(outcome.completion), waiterCount: waiters.count))
+    return .deliver(
+      Delivered(
+        waiters: waiters, outcome: outcome, stopsWork: false, then: .reportDeliveryEnd,
+        event: event))
+  }
+
+  private mutating func settle(
+    _ outcome: ErasedOutcome, waiters: WaiterList, since: MonotonicInstant, stopsWork: Bool,
+    then: AfterDelivery
+  ) -> Action {
+    let event = record(
+      LifecycleEvent(kind: .finished(outcome.completion), waiterCount: waiters.count),
+      since: since)
+    return .deliver(
+      Delivered(waiters: waiters, outcome: outcome, stopsWork: stopsWork, then: then, event: event))
+  }
+}

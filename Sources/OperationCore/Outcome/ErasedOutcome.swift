@@ -1,0 +1,91 @@
+/// How an operation ended, with its value type erased.
+///
+/// Operations store and deliver this form so their lifecycle code is not generic; callers get
+/// it back typed through one accessor, ``typed(_:_:)``, or as a value or a thrown error through
+/// the two `value(as:)` methods.
+@usableFromInline
+package enum ErasedOutcome: Sendable {
+  case success(any ValueBoxing)
+  case failure(any Error)
+  case cancelled
+  case timedOut(OperationTimeoutError)
+
+  /// The event kind that reports this outcome.
+  package var completion: OperationEvent.Completion {
+    switch self {
+    case .success: .success
+    case .failure: .failure
+    case .cancelled: .cancelled
+    case .timedOut: .timedOut
+    }
+  }
+
+  /// Whether the outcome reports cancellation or an expired timeout.
+  var isCancellation: Bool {
+    switch self {
+    case .success, .failure: false
+    case .cancelled, .timedOut: true
+    }
+  }
+
+  /// The typed outcome. The operation that stored this outcome declared `Value` and `Failure`,
+  /// so the casts cannot fail unless that invariant is broken. Inlinable, so it is specialised
+  /// where the types are known and builds its result with no generic metadata lookup.
+  @inlinable
+  package func typed<Value: Sendable, Failure: Error>(
+    _ value: Value.Type, _ failure: Failure.Type
+  ) -> OperationOutcome<Value, Failure> {
+    switch self {
+    case .success(let box):
+      // Checked in debug builds; by construction the box holds the operation's `Value`.
+      return .success(unsafeDowncast(box, to: ValueBox<Value>.self).value)
+    case .failure(let error):
+      guard let failure = error as? Failure else {
+        preconditionFailure("an operation's failure is not of its declared type \(Failure.self)")
+      }
+      return .failure(failure)
+    case .cancelled: return .cancelled
+    case .timedOut(let error): return .timedOut(error)
+    }
+  }
+
+  /// The value, or the untyped error (`CancellationError` for cancellation).
+  @inlinable
+  package func value<Value: Sendable>(as type: Value.Type) throws -> Value {
+    switch typed(Value.self, (any Error).self) {
+    case .success(let value): return value
+    case .failure(let error): throw error
+    case .cancelled: throw CancellationError()
+    case .timedOut(let error): throw error
+    }
+  }
+
+  /// The value, or the typed failure (cancellation and timeout through ``OperationFailure``).
+  @inlinable
+  package func value<Value: Sendable, Failure: OperationFailure>(
+    as type: Value.Type, failure: Failure.Type
+  ) throws(Failure) -> Value {
+    switch typed(Value.self, Failure.self) {
+    case .success(let value): return value
+    case .failure(let failure): throw failure
+    case .cancelled: throw Failure(cancellation: CancellationError())
+    case .timedOut(let error): throw Failure(timeout: error)
+    }
+  }
+}
+
+/// A value stored in an ``ErasedOutcome``.
+@usableFromInline
+package protocol ValueBoxing: AnyObject, Sendable {}
+
+/// Holds an operation's value so the typed view can take it back without a dynamic cast.
+@usableFromInline
+package final class ValueBox<Value: Sendable>: ValueBoxing {
+  /// The value.
+  @usableFromInline
+  package let value: Value
+
+  /// Boxes `value`.
+  @usableFromInline
+  package init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,76 @@
+/// An operation's flat list of waiters, in arrival order.
+///
+/// Adding and resuming cost O(1) per waiter; removing one costs O(log n). Identities grow with
+/// arrival, so the list stays sorted by identity: removal finds its entry by binary search and
+/// leaves a hole, and holes are squeezed out once they are half the list (amortised O(1)).
+/// Cancelling every one of n waiters therefore costs O(n log n) in all, never O(n²).
+///
+/// The first waiter is kept inline: most operations have exactly one, and an inline entry
+/// costs no allocation on the enqueue and settle path.
+struct WaiterList: Sendable {
+  typealias Waiter = OperationWaiter
+
+  private struct Entry: Sendable {
+    let id: Waiter.ID
+    /// nil once the waiter left: a hole until the next compaction.
+    var waiter: Waiter?
+  }
+
+  private var first: Entry?
+  /// Later waiters, sorted by identity (they arrive in identity order), holes included.
+  private var others: [Entry] = []
+  private var holes = 0
+
+  /// How many waiters are in the list.
+  private(set) var count = 0
+
+  /// Whether the list is empty.
+  var isEmpty: Bool { count == 0 }
+
+  /// Adds a waiter at the end. `id` must be greater than every identity added before.
+  mutating func append(_ waiter: Waiter, id: Waiter.ID) {
+    count += 1
+    if first == nil && others.isEmpty {
+      first = Entry(id: id, waiter: waiter)
+    } else {
+      others.append(Entry(id: id, waiter: waiter))
+    }
+  }
+
+  /// Removes the waiter with `id` and returns it, or nil if it is not in the list.
+  mutating func remove(id: Waiter.ID) -> Waiter? {
+    if let first, first.id == id {
+      self.first = nil
+      count -= 1
+      return first.waiter
+    }
+    guard let index = index(of: id), let waiter = others[index].waiter else { return nil }
+    others[index].waiter = nil
+    count -= 1
+    holes += 1
+    if holes * 2 > others.count {
+      others.removeAll { $0.waiter == nil }
+      holes = 0
+    }
+    return waiter
+  }
+
+  /// Resumes every waiter with `outcome`, in arrival order. Call it outside any lock.
+  func resumeAll(with outcome: ErasedOutcome) {
+    first?.waiter?.resume(with: outcome)
+    for entry in others { entry.waiter?.resume(with: outcome) }
+  }
+
+  /// The position of `id` in `others`, by binary search.
+  private func index(of id: Waiter.ID) -> Int? {
+    var low = 0
+    var high = others.count
+    while low < high {
+      let middle = (low + high) / 2
+      let middleID = others[middle].id
+      if middleID == id { return middle }
+      if middleID < id { low = middle + 1 } else { high = middle }
+    }
+    return nil
+  }
+}
