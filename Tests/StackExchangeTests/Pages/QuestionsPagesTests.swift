@@ -124,14 +124,15 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
   }
 
   @Test func cancellingTheConsumerDuringARequestClosesTheConnection() async throws {
-    let harness = try DataManagerHarness(fixture: StackExchangeFixture(latency: .seconds(10)))
+    let harness = try DataManagerHarness(fixture: StackExchangeFixture(latency: .seconds(60)))
 
     let consumer = Task { await collect(harness.dataManager.pages(tenPerPage, maxPages: 3)) }
     let requested = await harness.server.waitForRequests(
       1, path: "/questions", timeout: .seconds(10))
     consumer.cancel()
     let outcome = await completing(within: .seconds(5)) { await consumer.value }
-    let closed = await harness.server.waitForAbandonedResponses(1, timeout: .seconds(10))
+    // Well within the session's and the request's 10 s timeouts, which would close it too.
+    let closed = await harness.server.waitForAbandonedResponses(1, timeout: .seconds(3))
 
     #expect(requested)
     #expect(outcome?.numbers == [])
@@ -144,7 +145,7 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
     let fixture = StackExchangeFixture()
     let harness = try DataManagerHarness { request in
       var response = fixture.respond(to: request)
-      if request.query["page"] != "1" { response.latency = .seconds(10) }
+      if request.query["page"] != "1" { response.latency = .seconds(60) }
       return response
     }
 
@@ -161,7 +162,8 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
       }
       return nil
     }
-    let closed = await harness.server.waitForAbandonedResponses(1, timeout: .seconds(10))
+    // Well within the session's and the request's 10 s timeouts, which would close it too.
+    let closed = await harness.server.waitForAbandonedResponses(1, timeout: .seconds(3))
 
     #expect(firstPage??.number == 1)
     #expect(firstPage??.nextRequested == true)
