@@ -57,8 +57,7 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
   @Test func waitsForABackoffBeforeTheNextRequestAndReportsIt() async throws {
     let clock = FakeClock()
     let harness = try DataManagerHarness(
-      fixture: StackExchangeFixture(pageBackoffs: [2: 1]),
-      backoffGate: BackoffGate(clock: clock.backoffClock))
+      fixture: StackExchangeFixture(pageBackoffs: [2: 1]), clock: clock)
 
     let consumer = Task { await collect(harness.dataManager.pages(tenPerPage, maxPages: 5)) }
     let waiting = await clock.waitForSleepers(1)
@@ -84,8 +83,7 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
   @Test func waitsOutABackoffThatASingleCallReceived() async throws {
     let clock = FakeClock()
     let fixture = StackExchangeFixture(backoff: 30)
-    let harness = try DataManagerHarness(
-      fixture: fixture, backoffGate: BackoffGate(clock: clock.backoffClock))
+    let harness = try DataManagerHarness(fixture: fixture, clock: clock)
     _ = page(of: await asyncResult(harness.dataManager, stackOverflow))
     fixture.backoff = nil
 
@@ -105,8 +103,7 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
   @Test func cancellingDuringTheBackoffWaitEndsTheSequenceAtOnce() async throws {
     let clock = FakeClock()
     let harness = try DataManagerHarness(
-      fixture: StackExchangeFixture(pageBackoffs: [1: 60]),
-      backoffGate: BackoffGate(clock: clock.backoffClock))
+      fixture: StackExchangeFixture(pageBackoffs: [1: 60]), clock: clock)
 
     let consumer = Task { await collect(harness.dataManager.pages(tenPerPage, maxPages: 5)) }
     let waiting = await clock.waitForSleepers(1)
