@@ -60,7 +60,7 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
       fixture: StackExchangeFixture(pageBackoffs: [2: 1]), clock: clock)
 
     let consumer = Task { await collect(harness.dataManager.pages(tenPerPage, maxPages: 5)) }
-    let waiting = await clock.waitForSleepers(1)
+    let waiting = await eventually { clock.sleeperCount == 1 }
     let requestsDuringTheWait = harness.questionRequests
     let singleCall = failure(of: await asyncResult(harness.dataManager, tenPerPage))
     clock.advance(by: .milliseconds(999))
@@ -88,7 +88,7 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
     fixture.backoff = nil
 
     let consumer = Task { await collect(harness.dataManager.pages(tenPerPage, maxPages: 1)) }
-    let waiting = await clock.waitForSleepers(1)
+    let waiting = await eventually { clock.sleeperCount == 1 }
     let requestsDuringTheWait = harness.questionRequests
     clock.advance(by: .seconds(30))
     let outcome = await completing { await consumer.value }
@@ -106,7 +106,7 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
       fixture: StackExchangeFixture(pageBackoffs: [1: 60]), clock: clock)
 
     let consumer = Task { await collect(harness.dataManager.pages(tenPerPage, maxPages: 5)) }
-    let waiting = await clock.waitForSleepers(1)
+    let waiting = await eventually { clock.sleeperCount == 1 }
     consumer.cancel()
     // The fake clock never reaches the deadline: only cancellation can end the wait.
     let outcome = await completing(within: .seconds(5)) { await consumer.value }

@@ -44,16 +44,6 @@ final class FakeClock: Sendable {
     for sleeper in woken { sleeper.continuation.resume() }
   }
 
-  /// Waits until `count` tasks sleep on this clock; false after `timeout`.
-  func waitForSleepers(_ count: Int, timeout: Duration = .seconds(10)) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while sleeperCount < count {
-      guard ContinuousClock.now < deadline else { return false }
-      try? await Task.sleep(for: .milliseconds(1))
-    }
-    return true
-  }
-
   private func sleep(until deadline: ContinuousClock.Instant) async throws {
     let id = state.withLock { state -> Int in
       state.nextID += 1
