@@ -111,7 +111,7 @@ private let sharedFixtureURL = URL(fileURLWithPath: #filePath)
   }
 
   @Test func embeddedQuestionsDecode() throws {
-    let questions = try StackExchangeFixture.questionData.get()
+    let questions = try StackExchangeFixture.embeddedQuestions.get()
 
     #expect(questions.count == 30)
     #expect(StackExchangeFixture.questionCount == 30)
@@ -124,6 +124,11 @@ private let sharedFixtureURL = URL(fileURLWithPath: #filePath)
     guard case .failure(let error) = result else { return }
     #expect(error.file == "questions.json")
     #expect(error.description.hasPrefix("the fixture's questions.json could not be read: "))
+    let fixture = StackExchangeFixture(questionData: result)
+    let response = get("/questions?site=stackoverflow", from: fixture)
+    #expect(response.status == 400)
+    #expect(try object(response)["error_name"] as? String == "internal_error")
+    #expect(try object(response)["error_message"] as? String == error.description)
   }
 
   @Test func missingSiteGivesTheAPIErrorBody() {

@@ -7,7 +7,7 @@ extension StackExchangeFixture {
   ///
   /// The file is embedded in the target's code (`.embedInCode`), so no resource bundle has to be
   /// found at run time, wherever the binary is.
-  static let questionData = decodeQuestions(PackageResources.questions_json)
+  static let embeddedQuestions = decodeQuestions(PackageResources.questions_json)
 
   /// Decodes the questions file's bytes.
   static func decodeQuestions(_ bytes: [UInt8]) -> Result<[FixtureQuestion], FixtureDataError> {

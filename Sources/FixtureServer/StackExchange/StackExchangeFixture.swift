@@ -33,11 +33,13 @@ public final class StackExchangeFixture: Sendable {
   ]
 
   /// The number of questions the fixture serves on every site (0 if its data did not decode).
-  public static var questionCount: Int { (try? questionData.get())?.count ?? 0 }
+  public static var questionCount: Int { (try? embeddedQuestions.get())?.count ?? 0 }
 
   /// The daily request quota reported as `quota_max`.
   public let quotaMax: Int
   private let state: LockedBox<State>
+  /// The questions served, or why there are none.
+  private let questionData: Result<[FixtureQuestion], FixtureDataError>
 
   /// Creates a fixture with a full quota.
   /// - Parameters:
@@ -47,10 +49,21 @@ public final class StackExchangeFixture: Sendable {
   ///     `"backoff": 1` to every successful page 2; ``backoff`` applies to the other pages.
   ///   - quotaMax: The quota; each successful response uses one unit, and once it is used up
   ///     requests fail with a `throttle_violation` error.
-  public init(
+  public convenience init(
     latency: Duration = .zero, backoff: Int? = nil, pageBackoffs: [Int: Int] = [:],
     quotaMax: Int = 300
   ) {
+    self.init(
+      questionData: Self.embeddedQuestions, latency: latency, backoff: backoff,
+      pageBackoffs: pageBackoffs, quotaMax: quotaMax)
+  }
+
+  /// Creates a fixture serving `questionData` (tests pass data that did not decode).
+  init(
+    questionData: Result<[FixtureQuestion], FixtureDataError>, latency: Duration = .zero,
+    backoff: Int? = nil, pageBackoffs: [Int: Int] = [:], quotaMax: Int = 300
+  ) {
+    self.questionData = questionData
     self.quotaMax = quotaMax
     state = LockedBox(
       State(
@@ -112,7 +125,7 @@ public final class StackExchangeFixture: Sendable {
     let order = request.query["order"] ?? "desc"
     guard order == "desc" || order == "asc" else { return Self.badParameter("order") }
     let questions: [FixtureQuestion]
-    switch Self.questionData {
+    switch questionData {
     case .success(let decoded): questions = decoded
     case .failure(let error): return Self.error(500, name: "internal_error", message: "\(error)")
     }
