@@ -14,7 +14,8 @@ let package = Package(
     .target(name: "OperationCore"),
     .target(name: "AsyncBridge", dependencies: ["OperationCore"]),
     .target(name: "StackExchange", dependencies: ["OperationCore", "AsyncBridge"]),
-    .target(name: "FixtureServer", dependencies: ["OperationCore"]),
+    .target(
+      name: "FixtureServer", resources: [.embedInCode("StackExchange/Resources/questions.json")]),
     .executableTarget(
       name: "bridge-demo",
       dependencies: ["OperationCore", "AsyncBridge", "StackExchange", "FixtureServer"]

@@ -1,22 +1,25 @@
 import OperationCore
 
-/// Remembers, per site, until when the API asked not to call `/questions` again, and refuses
-/// calls until then.
+/// Remembers, per site, until when the API asked not to call `/questions` again.
+///
+/// Single calls ask ``checkCall(site:)`` and fail fast; a page sequence asks
+/// ``waitUntilOpen(site:)`` and waits. Both read the same deadlines, so a backoff one of them
+/// received holds for the other.
 final class BackoffGate: Sendable {
-  // State lives in `deadlines`, guarded by its lock; `now` is immutable.
+  // State lives in `deadlines`, guarded by its lock; `clock` is immutable.
   private let deadlines = Locked<[String: ContinuousClock.Instant]>([:])
-  private let now: @Sendable () -> ContinuousClock.Instant
+  private let clock: BackoffClock
 
-  /// Creates a gate that reads the time from `now` (tests pass a fake clock).
-  init(now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
-    self.now = now
+  /// Creates a gate on `clock` (tests pass a manual one).
+  init(clock: BackoffClock = .continuous) {
+    self.clock = clock
   }
 
   /// Records a response's `backoff` for `site`; nil or non-positive values change nothing.
   /// An earlier, longer backoff is kept.
   func record(backoff seconds: Int?, site: String) {
     guard let seconds, seconds > 0 else { return }
-    let deadline = now() + .seconds(seconds)
+    let deadline = clock.now() + .seconds(seconds)
     deadlines.withLock { deadlines in
       deadlines[Self.key(site)] = max(deadlines[Self.key(site)] ?? deadline, deadline)
     }
@@ -26,16 +29,39 @@ final class BackoffGate: Sendable {
   ///
   /// - Throws: ``BackoffError`` with the time left.
   func checkCall(site: String) throws(BackoffError) {
-    let now = now()
-    let remaining = deadlines.withLock { deadlines -> Duration? in
+    let now = clock.now()
+    if let deadline = pendingDeadline(site: site, now: now) {
+      throw BackoffError(site: site, retryAfter: deadline - now)
+    }
+  }
+
+  /// Waits until no backoff for `site` is pending, including one recorded while waiting.
+  ///
+  /// - Returns: How long it waited; zero when no backoff was pending.
+  /// - Throws: `CancellationError` at once when the task is cancelled while waiting.
+  func waitUntilOpen(site: String) async throws -> Duration {
+    let start = clock.now()
+    var waited = false
+    while let deadline = pendingDeadline(site: site, now: clock.now()) {
+      waited = true
+      try await clock.sleep(deadline)
+    }
+    return waited ? clock.now() - start : .zero
+  }
+
+  /// The end of `site`'s backoff, or nil when none is pending at `now` (an expired one is
+  /// removed).
+  private func pendingDeadline(site: String, now: ContinuousClock.Instant) -> ContinuousClock
+    .Instant?
+  {
+    deadlines.withLock { deadlines -> ContinuousClock.Instant? in
       guard let deadline = deadlines[Self.key(site)] else { return nil }
       guard deadline > now else {
         deadlines[Self.key(site)] = nil
         return nil
       }
-      return deadline - now
+      return deadline
     }
-    if let remaining { throw BackoffError(site: site, retryAfter: remaining) }
   }
 
   /// Site parameters are case-insensitive in the API.

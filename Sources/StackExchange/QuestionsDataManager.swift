@@ -34,6 +34,7 @@ import OperationCore
 /// ignore a backoff, so the decision to wait stays with the caller. Each caller records the
 /// backoff before it receives the page, so its next call already sees it; callers that shared
 /// the request that carried it all get the page. Each data manager keeps its own backoffs.
+/// ``pages(_:maxPages:)`` reads the same record but waits the backoff out instead of failing.
 public final class QuestionsDataManager: Sendable {
   /// The public StackExchange API, `https://api.stackexchange.com/2.3`.
   public static let stackExchangeAPI = URL(string: "https://api.stackexchange.com/2.3")!

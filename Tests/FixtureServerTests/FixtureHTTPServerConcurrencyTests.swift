@@ -1,5 +1,4 @@
 import Foundation
-import OperationCore
 import Testing
 
 @testable import FixtureServer
@@ -69,7 +68,7 @@ private let session = makeTestSession(maxConnectionsPerHost: 64)
 /// Blocks the server's connection threads until the test opens it.
 private final class ReleaseGate: Sendable {
   private let condition = NSCondition()
-  private let isOpen = Locked(false)
+  private let isOpen = LockedBox(false)
 
   func wait() {
     condition.lock()

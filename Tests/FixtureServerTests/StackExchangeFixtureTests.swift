@@ -92,6 +92,45 @@ private let sharedFixtureURL = URL(fileURLWithPath: #filePath)
     #expect(try object(third)["error_id"] as? Int == 502)
   }
 
+  @Test func pageBackoffsApplyToTheirPageOnlyAndOverrideTheGeneralBackoff() throws {
+    let fixture = StackExchangeFixture(backoff: 5, pageBackoffs: [2: 1])
+
+    let pages = try (1...3).map { page in
+      try object(get("/questions?site=stackoverflow&pagesize=10&page=\(page)", from: fixture))
+    }
+    fixture.pageBackoffs = [3: 2]
+    fixture.backoff = nil
+    let later = try (2...3).map { page in
+      try object(get("/questions?site=stackoverflow&pagesize=10&page=\(page)", from: fixture))
+    }
+
+    #expect(pages.map { $0["backoff"] as? Int } == [5, 1, 5])
+    #expect(pages.map { $0["has_more"] as? Bool } == [true, true, false])
+    #expect(later.map { $0["backoff"] as? Int } == [nil, 2])
+    #expect(fixture.pageBackoffs == [3: 2])
+  }
+
+  @Test func embeddedQuestionsDecode() throws {
+    let questions = try StackExchangeFixture.embeddedQuestions.get()
+
+    #expect(questions.count == 30)
+    #expect(StackExchangeFixture.questionCount == 30)
+  }
+
+  @Test func undecodableDataIsAClearErrorNotACrash() throws {
+    let result = StackExchangeFixture.decodeQuestions(Array(#"[{"title": 1}]"#.utf8))
+
+    #expect(throws: FixtureDataError.self) { try result.get() }
+    guard case .failure(let error) = result else { return }
+    #expect(error.file == "questions.json")
+    #expect(error.description.hasPrefix("the fixture's questions.json could not be read: "))
+    let fixture = StackExchangeFixture(questionData: result)
+    let response = get("/questions?site=stackoverflow", from: fixture)
+    #expect(response.status == 400)
+    #expect(try object(response)["error_name"] as? String == "internal_error")
+    #expect(try object(response)["error_message"] as? String == error.description)
+  }
+
   @Test func missingSiteGivesTheAPIErrorBody() {
     let response = get("/2.3/questions?pagesize=5")
 

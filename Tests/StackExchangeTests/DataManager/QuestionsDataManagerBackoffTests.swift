@@ -8,8 +8,7 @@ import Testing
 @Suite struct QuestionsDataManagerBackoffTests {
   @Test func laterCallsDuringABackoffFailFastWithoutARequest() async throws {
     let clock = FakeClock()
-    let harness = try DataManagerHarness(
-      fixture: StackExchangeFixture(backoff: 30), backoffGate: BackoffGate { clock.now })
+    let harness = try DataManagerHarness(fixture: StackExchangeFixture(backoff: 30), clock: clock)
 
     let first = page(of: await asyncResult(harness.dataManager, stackOverflow))
     clock.advance(by: .seconds(10))
@@ -42,7 +41,7 @@ import Testing
   @Test func callsGoThroughAgainOnceTheBackoffHasExpired() async throws {
     let clock = FakeClock()
     let fixture = StackExchangeFixture(backoff: 2)
-    let harness = try DataManagerHarness(fixture: fixture, backoffGate: BackoffGate { clock.now })
+    let harness = try DataManagerHarness(fixture: fixture, clock: clock)
 
     _ = page(of: await asyncResult(harness.dataManager, stackOverflow))
     fixture.backoff = nil
@@ -89,7 +88,7 @@ import Testing
 
   @Test func aShorterLaterBackoffDoesNotShortenALongerOne() {
     let clock = FakeClock()
-    let gate = BackoffGate { clock.now }
+    let gate = BackoffGate(clock: clock.backoffClock)
 
     gate.record(backoff: 60, site: "stackoverflow")
     gate.record(backoff: 5, site: "STACKOVERFLOW")

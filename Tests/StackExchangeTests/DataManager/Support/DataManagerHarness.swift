@@ -40,6 +40,11 @@ struct DataManagerHarness {
       requestTimeout: requestTimeout, backoffGate: backoffGate, responder: fixture.respond(to:))
   }
 
+  /// A harness whose server is the StackExchange fixture and whose backoffs run on `clock`.
+  init(fixture: StackExchangeFixture, clock: FakeClock) throws {
+    try self.init(fixture: fixture, backoffGate: BackoffGate(clock: clock.backoffClock))
+  }
+
   /// `/questions` requests the server has received.
   var questionRequests: Int { server.requestCount(path: "/questions") }
 }

@@ -1,12 +1,12 @@
 import Foundation
-import OperationCore
 
 /// An offline stand-in for the StackExchange API 2.3 `/questions` method.
 ///
 /// Serves ``questionCount`` invented questions for any supported site (`stackoverflow`,
 /// `superuser`, `serverfault`, `askubuntu`, `math`, or their domain names), always as
 /// gzip-compressed JSON shaped like the real API: `items`, `has_more`, `quota_max`,
-/// `quota_remaining` and, when set, `backoff`. Parameters: `site` (required), `pagesize`
+/// `quota_remaining` and, when set, `backoff` (for every page, or for chosen page numbers, so
+/// a client that follows `has_more` meets a backoff on its way). Parameters: `site` (required), `pagesize`
 /// 1…100 (default 30), `page` ≥ 1 (default 1), `sort` `activity`|`creation`|`votes` (default
 /// `activity`), `order` `desc`|`asc` (default `desc`). Errors use the real API's JSON error
 /// body with status 400 (bad parameter, quota exhausted) or 404 (unknown method).
@@ -15,10 +15,14 @@ import OperationCore
 /// let fixture = StackExchangeFixture(latency: .milliseconds(50))
 /// let server = try FixtureHTTPServer(responder: fixture.respond(to:))
 /// ```
+///
+/// The questions come from `Resources/questions.json`, embedded in the target. Should they not
+/// decode, every request gets a 400 `internal_error` body describing ``FixtureDataError``.
 public final class StackExchangeFixture: Sendable {
   private struct State {
     var latency: Duration
     var backoff: Int?
+    var pageBackoffs: [Int: Int]
     var quotaRemaining: Int
   }
 
@@ -28,22 +32,42 @@ public final class StackExchangeFixture: Sendable {
     "serverfault.com", "askubuntu", "askubuntu.com", "math", "math.stackexchange.com",
   ]
 
-  /// The number of questions the fixture serves on every site.
-  public static var questionCount: Int { questions.count }
+  /// The number of questions the fixture serves on every site (0 if its data did not decode).
+  public static var questionCount: Int { (try? embeddedQuestions.get())?.count ?? 0 }
 
   /// The daily request quota reported as `quota_max`.
   public let quotaMax: Int
-  private let state: Locked<State>
+  private let state: LockedBox<State>
+  /// The questions served, or why there are none.
+  private let questionData: Result<[FixtureQuestion], FixtureDataError>
 
   /// Creates a fixture with a full quota.
   /// - Parameters:
   ///   - latency: Delay before each response is sent.
   ///   - backoff: When set, successful responses carry `"backoff": backoff`.
+  ///   - pageBackoffs: `backoff` values (seconds) by page number, e.g. `[2: 1]` adds
+  ///     `"backoff": 1` to every successful page 2; ``backoff`` applies to the other pages.
   ///   - quotaMax: The quota; each successful response uses one unit, and once it is used up
   ///     requests fail with a `throttle_violation` error.
-  public init(latency: Duration = .zero, backoff: Int? = nil, quotaMax: Int = 300) {
+  public convenience init(
+    latency: Duration = .zero, backoff: Int? = nil, pageBackoffs: [Int: Int] = [:],
+    quotaMax: Int = 300
+  ) {
+    self.init(
+      questionData: Self.embeddedQuestions, latency: latency, backoff: backoff,
+      pageBackoffs: pageBackoffs, quotaMax: quotaMax)
+  }
+
+  /// Creates a fixture serving `questionData` (tests pass data that did not decode).
+  init(
+    questionData: Result<[FixtureQuestion], FixtureDataError>, latency: Duration = .zero,
+    backoff: Int? = nil, pageBackoffs: [Int: Int] = [:], quotaMax: Int = 300
+  ) {
+    self.questionData = questionData
     self.quotaMax = quotaMax
-    state = Locked(State(latency: latency, backoff: backoff, quotaRemaining: quotaMax))
+    state = LockedBox(
+      State(
+        latency: latency, backoff: backoff, pageBackoffs: pageBackoffs, quotaRemaining: quotaMax))
   }
 
   /// Delay before each response is sent; may be changed while serving.
@@ -57,6 +81,13 @@ public final class StackExchangeFixture: Sendable {
   public var backoff: Int? {
     get { state.withLock { $0.backoff } }
     set { state.withLock { $0.backoff = newValue } }
+  }
+
+  /// The `backoff` values added to successful responses by page number; may be changed while
+  /// serving. A page listed here carries its own value instead of ``backoff``.
+  public var pageBackoffs: [Int: Int] {
+    get { state.withLock { $0.pageBackoffs } }
+    set { state.withLock { $0.pageBackoffs = newValue } }
   }
 
   /// The quota left, as reported in the last successful response.
@@ -93,17 +124,22 @@ public final class StackExchangeFixture: Sendable {
     }
     let order = request.query["order"] ?? "desc"
     guard order == "desc" || order == "asc" else { return Self.badParameter("order") }
+    let questions: [FixtureQuestion]
+    switch questionData {
+    case .success(let decoded): questions = decoded
+    case .failure(let error): return Self.error(500, name: "internal_error", message: "\(error)")
+    }
     let quota = state.withLock { state -> (remaining: Int, backoff: Int?)? in
       guard state.quotaRemaining > 0 else { return nil }
       state.quotaRemaining -= 1
-      return (state.quotaRemaining, state.backoff)
+      return (state.quotaRemaining, state.pageBackoffs[page] ?? state.backoff)
     }
     guard let quota else {
       return Self.error(
         502, name: "throttle_violation",
         message: "too many requests from this IP, more requests available in 86400 seconds")
     }
-    let ordered = Self.questions.sorted { lhs, rhs in
+    let ordered = questions.sorted { lhs, rhs in
       let lhsKey = (lhs[keyPath: sortKey], lhs.questionId)
       let rhsKey = (rhs[keyPath: sortKey], rhs.questionId)
       return order == "desc" ? lhsKey > rhsKey : lhsKey < rhsKey

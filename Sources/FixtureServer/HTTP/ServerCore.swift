@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import OperationCore
 
 #if canImport(Glibc)
   import Glibc
@@ -44,7 +43,7 @@ final class ServerCore: Sendable {
   /// Told about each abandoned response, on the connection's thread.
   let onAbandonedResponse: (@Sendable (FixtureRequest) -> Void)?
   /// Counters and open connections.
-  let state = Locked(State())
+  let state = LockedBox(State())
   /// Signalled once when the accept loop has ended, then passed on by each ``stop()`` call.
   private let acceptLoopEnded = DispatchSemaphore(value: 0)
 
