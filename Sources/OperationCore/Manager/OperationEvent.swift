@@ -14,6 +14,10 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
     case finished(Completion)
     /// The operation has been executing longer than the manager's `stallThreshold`.
     case stalled
+    /// An attempt failed and the operation will try again after `delay` (a retry policy, as
+    /// in `NetworkingOperation`). `attempt` counts the attempt that failed, from 1; `failure`
+    /// describes what failed.
+    case retrying(attempt: Int, delay: Duration, failure: String)
   }
 
   /// How an operation ended.

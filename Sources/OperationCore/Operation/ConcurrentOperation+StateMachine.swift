@@ -341,6 +341,17 @@ struct OperationStateMachine {
     }
   }
 
+  /// A `retrying` event to publish, if the operation is still executing without an outcome.
+  func retrying(attempt: Int, delay: Duration, failure: String) -> LifecycleEvent? {
+    switch (delivery, slot, announcement) {
+    case (.open, .executing, .announced):
+      LifecycleEvent(
+        kind: .retrying(attempt: attempt, delay: delay, failure: failure), waiterCount: 0)
+    default:
+      nil
+    }
+  }
+
   // MARK: Waiters
 
   /// Adds a waiter to work that is still open (nil registers an interest that never leaves).

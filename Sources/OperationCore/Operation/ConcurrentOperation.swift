@@ -171,6 +171,24 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     transition { $0.finish(with: outcome) }
   }
 
+  /// Reports that an attempt failed and the operation will try again after `delay`: a
+  /// `retrying` event for the manager's subscribers, in order with the operation's other
+  /// events. Does nothing once the operation has settled.
+  ///
+  /// - Parameters:
+  ///   - attempt: The attempt that failed, counted from 1.
+  ///   - delay: How long the operation waits before the next attempt.
+  ///   - failure: What failed.
+  package final func reportRetry(attempt: Int, delay: Duration, failure: any Error) {
+    state.withLock { state in
+      if let event = state.retrying(
+        attempt: attempt, delay: delay, failure: String(describing: failure))
+      {
+        publish(event, to: state.observer)
+      }
+    }
+  }
+
   // MARK: Waiters
 
   /// Adds an untyped completion handler, called exactly once with the operation's result

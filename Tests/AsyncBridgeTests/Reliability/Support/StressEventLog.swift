@@ -72,6 +72,7 @@ final class StressEventLog: Sendable {
       case .joined: counts.joined += 1
       case .started: counts.started += 1
       case .stalled: counts.stalled += 1
+      case .retrying: break
       case .finished(let completion):
         counts.finished.append((completion, event.waiterCount))
       }
