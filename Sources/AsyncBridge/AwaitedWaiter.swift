@@ -10,13 +10,19 @@ import OperationCore
 /// it out.
 @usableFromInline
 enum AwaitedWaiter {
-  /// Where a registered waiter sits.
-  struct Place: Sendable {
+  /// A waiter registered on an operation.
+  private struct Place: RegisteredWaiter {
     let operation: any WaiterRemoving
     let id: OperationWaiter.ID
 
-    func leave(with outcome: ErasedOutcome) {
-      operation.removeWaiter(id, resumingWith: outcome)
+    func leave(_ reason: LeaveReason) {
+      switch reason {
+      case .cancellation:
+        operation.removeWaiter(id, resumingWith: .cancelled)
+      case .deadline(let timeout):
+        let error = OperationTimeoutError(timeout: timeout, scope: .caller)
+        operation.removeWaiter(id, resumingWith: .timedOut(error))
+      }
     }
   }
 
@@ -33,25 +39,23 @@ enum AwaitedWaiter {
     register: (OperationWaiter) -> (any WaiterRemoving, OperationWaiter.ID?)
   ) async -> ErasedOutcome {
     if Task.isCancelled { return .cancelled }
-    let registration = WaiterRegistration<Place, ErasedOutcome>()
+    let registration = WaiterRegistration()
     defer { if timeout != nil { registration.close() } }
     return await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         let (operation, id) = register(OperationWaiter(continuation: continuation))
         guard let id else { return }
         let place = Place(operation: operation, id: id)
-        if let reason = registration.record(place) {
-          place.leave(with: reason)
+        if !registration.record(place) {
+          place.leave(.cancellation)
         } else if let timeout {
-          let expired = ErasedOutcome.timedOut(
-            OperationTimeoutError(timeout: timeout, scope: .caller))
           DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) {
-            registration.leave(expired)?.leave(with: expired)
+            registration.leave(.deadline(timeout))
           }
         }
       }
     } onCancel: {
-      registration.leave(.cancelled)?.leave(with: .cancelled)
+      registration.leave(.cancellation)
     }
   }
 }

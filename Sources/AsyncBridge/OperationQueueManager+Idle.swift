@@ -11,27 +11,28 @@ extension OperationQueueManager {
   ///   operations are not affected.
   public func waitUntilIdle() async throws {
     try Task.checkCancellation()
-    let registration = WaiterRegistration<IdleWait, CancellationError>()
+    let registration = WaiterRegistration()
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         guard let id = whenIdle({ continuation.resume() }) else { return }
         let wait = IdleWait(manager: self, id: id, continuation: continuation)
-        if let reason = registration.record(wait) { wait.leave(throwing: reason) }
+        if !registration.record(wait) { wait.leave(.cancellation) }
       }
     } onCancel: {
-      registration.leave(CancellationError())?.leave(throwing: CancellationError())
+      registration.leave(.cancellation)
     }
   }
 }
 
 /// A registered idle wait: leaving it resumes the caller, unless the manager got to it first.
-private struct IdleWait: Sendable {
+private struct IdleWait: RegisteredWaiter {
   let manager: OperationQueueManager
   let id: UInt64
   let continuation: CheckedContinuation<Void, any Error>
 
-  func leave(throwing error: CancellationError) {
-    // Whoever removes the idle waiter resumes the continuation: the manager or us.
-    if manager.removeIdleWaiter(id) != nil { continuation.resume(throwing: error) }
+  func leave(_ reason: LeaveReason) {
+    // Whoever removes the idle waiter resumes the continuation: the manager or us. Only
+    // cancellation makes an idle wait leave.
+    if manager.removeIdleWaiter(id) != nil { continuation.resume(throwing: CancellationError()) }
   }
 }

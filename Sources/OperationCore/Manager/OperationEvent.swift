@@ -15,9 +15,9 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
     /// The operation has been executing longer than the manager's `stallThreshold`.
     case stalled
     /// An attempt failed and the operation will try again after `delay` (a retry policy, as
-    /// in `NetworkingOperation`). `attempt` counts the attempt that failed, from 1; `failure`
-    /// describes what failed.
-    case retrying(attempt: Int, delay: Duration, failure: String)
+    /// in `NetworkingOperation`). `attempt` counts the attempt that failed, from 1; the event's
+    /// ``OperationEvent/failure`` describes what failed.
+    case retrying(attempt: Int, delay: Duration)
   }
 
   /// How an operation ended.
@@ -46,11 +46,13 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
   public let duration: Duration?
   /// Identifies the operation, to correlate events.
   public let operationID: ObjectIdentifier
+  /// For `retrying`: what made the attempt fail; nil for other kinds.
+  public let failure: String?
 
   /// Creates an event.
   public init(
     kind: Kind, operationName: String, key: CoalescingKey?, waiterCount: Int,
-    duration: Duration?, operationID: ObjectIdentifier
+    duration: Duration?, operationID: ObjectIdentifier, failure: String? = nil
   ) {
     self.kind = kind
     self.operationName = operationName
@@ -58,6 +60,7 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
     self.waiterCount = waiterCount
     self.duration = duration
     self.operationID = operationID
+    self.failure = failure
   }
 
   /// A one-line description for logs.
@@ -66,6 +69,7 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
     if let key { text += " key=\(key)" }
     text += " waiters=\(waiterCount)"
     if let duration { text += " after \(duration)" }
+    if let failure { text += " (\(failure))" }
     return text
   }
 }

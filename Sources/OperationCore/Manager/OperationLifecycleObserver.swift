@@ -9,6 +9,9 @@ protocol OperationLifecycleObserver: AnyObject, Sendable {
   /// event to subscribers' buffers, never call back into the operation.
   func publish(
     _ event: OperationStateMachine.LifecycleEvent, of operation: Operation, key: CoalescingKey?)
+  /// Publishes a `retrying` event for the operation, under its lock like ``publish(_:of:key:)``.
+  func publishRetry(
+    of operation: Operation, key: CoalescingKey?, attempt: Int, delay: Duration, failure: String)
   /// The operation's outcome is fixed; outside the operation's lock.
   func operationDidSettle(_ operation: Operation, key: CoalescingKey?)
   /// The operation reported itself finished to its queue; outside the operation's lock.

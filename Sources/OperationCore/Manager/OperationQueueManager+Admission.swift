@@ -155,11 +155,11 @@ extension OperationQueueManager {
       // Enqueued before (here or elsewhere) or already run: wait for it rather than trap.
       let id = waiter.flatMap { operation.addWaiter($0) }
       return Admission(operation: operation, waiterID: id)
-    case .claimed(let id):
+    case .claimed(let id, let announces):
       operation.willEnqueue(on: self)
       queue.addOperation(operation)
       // Published only now that it is true; events decided meanwhile follow it.
-      operation.announceEnqueued()
+      if announces { operation.announceEnqueued() }
       if cancelAllGeneration.load(ordering: .sequentiallyConsistent) != generation {
         // A cancel-all began since the claim and may have swept the queue before the
         // operation was in it. Cancelled from another thread: `enqueue` never calls a new
@@ -167,12 +167,12 @@ extension OperationQueueManager {
         DispatchQueue.global().async { operation.cancel() }
       }
       return Admission(operation: operation, waiterID: id)
-    case .claimedSettled(let outcome):
+    case .claimedSettled(let outcome, let announces):
       waiter?.resume(with: outcome)
       // Into the queue all the same: it finishes, without running, when the queue starts it,
       // so dependents and waits on it go on.
       queue.addOperation(operation)
-      operation.announceEnqueued()
+      if announces { operation.announceEnqueued() }
       return Admission(operation: operation, waiterID: nil)
     }
   }
@@ -184,7 +184,7 @@ extension OperationQueueManager {
     waiter: OperationWaiter?,
     priority: Operation.QueuePriority?
   ) -> OperationStateMachine.Claim {
-    let claim = operation.claim(by: self, waiter: waiter)
+    let claim = operation.claim(by: self, waiter: waiter, announcing: events.hasSubscribers)
     switch claim {
     case .alreadyClaimed:
       return claim

@@ -6,12 +6,23 @@ extension OperationQueueManager: OperationLifecycleObserver {
   ) {
     events.publish(
       OperationEvent(
-        kind: event.kind,
-        operationName: operation.name ?? String(describing: type(of: operation)),
-        key: key,
-        waiterCount: event.waiterCount,
-        duration: event.duration,
+        kind: event.kind, operationName: Self.name(of: operation), key: key,
+        waiterCount: event.waiterCount, duration: event.duration,
         operationID: ObjectIdentifier(operation)))
+  }
+
+  func publishRetry(
+    of operation: Operation, key: CoalescingKey?, attempt: Int, delay: Duration, failure: String
+  ) {
+    events.publish(
+      OperationEvent(
+        kind: .retrying(attempt: attempt, delay: delay), operationName: Self.name(of: operation),
+        key: key, waiterCount: 0, duration: nil, operationID: ObjectIdentifier(operation),
+        failure: failure))
+  }
+
+  private static func name(of operation: Operation) -> String {
+    operation.name ?? String(describing: type(of: operation))
   }
 
   func operationDidSettle(_ operation: Operation, key: CoalescingKey?) {

@@ -105,11 +105,12 @@ struct OperationStateMachine {
     /// Claimed before (by this manager or another) or already started: the caller must not
     /// add it to a queue.
     case alreadyClaimed
-    /// Claimed; the waiter, if any, is registered with `waiterID`.
-    case claimed(waiterID: OperationWaiter.ID?)
+    /// Claimed; the waiter, if any, is registered with `waiterID`. `announces` when the
+    /// operation publishes its lifecycle: the caller calls ``enqueued()`` once it is queued.
+    case claimed(waiterID: OperationWaiter.ID?, announces: Bool)
     /// Claimed, but it settled before: hand `outcome` to the waiter at once. The queue still
     /// gets it, to start and finish it without running.
-    case claimedSettled(ErasedOutcome)
+    case claimedSettled(ErasedOutcome, announces: Bool)
   }
 
   /// The result of a request joining the operation.
@@ -142,7 +143,7 @@ struct OperationStateMachine {
   /// Configuration, not state: how long the operation may execute.
   var timeout: Duration?
   /// The manager that claimed the operation; nil before.
-  private(set) weak var observer: (any OperationLifecycleObserver)?
+  weak var observer: (any OperationLifecycleObserver)?
 
   // MARK: Reading
 
@@ -188,25 +189,30 @@ struct OperationStateMachine {
   // MARK: The queue
 
   /// A manager claims the operation for its queue and registers the first waiter in the same
-  /// step, so nobody can join, leave and cancel in between.
+  /// step, so nobody can join, leave and cancel in between. With `announcing`, the operation
+  /// publishes its whole lifecycle, from `enqueued` on; without (nobody subscribes to the
+  /// manager's events), it publishes nothing, so subscribers never see half a lifecycle.
   mutating func claim(
-    by observer: any OperationLifecycleObserver, waiter: OperationWaiter?
+    by observer: any OperationLifecycleObserver, waiter: OperationWaiter?, announcing: Bool
   ) -> Claim {
     switch slot {
     case .pending(claimed: false):
       slot = .pending(claimed: true)
       self.observer = observer
-      let enqueued = LifecycleEvent(kind: .enqueued, waiterCount: waiter == nil ? 0 : 1)
+      let waiterCount = waiter == nil ? 0 : 1
+      let enqueued = LifecycleEvent(kind: .enqueued, waiterCount: waiterCount)
       switch delivery {
       case .open:
-        announcement = .awaitingEnqueue([enqueued])
-        return .claimed(waiterID: add(waiter))
+        if announcing { announcement = .awaitingEnqueue([enqueued]) }
+        return .claimed(waiterID: add(waiter), announces: announcing)
       case .deliveringBeforeStart(let outcome, _), .settled(let outcome, _):
         // Settled before it was enqueued: its terminal event follows `enqueued`.
-        let finished = LifecycleEvent(
-          kind: .finished(outcome.completion), waiterCount: waiter == nil ? 0 : 1)
-        announcement = .awaitingEnqueue([enqueued, finished])
-        return .claimedSettled(outcome)
+        if announcing {
+          let finished = LifecycleEvent(
+            kind: .finished(outcome.completion), waiterCount: waiterCount)
+          announcement = .awaitingEnqueue([enqueued, finished])
+        }
+        return .claimedSettled(outcome, announces: announcing)
       case .modifying:
         preconditionFailure("claimed while modifying")
       }
@@ -232,7 +238,7 @@ struct OperationStateMachine {
     case (.pending, .open):
       let now = MonotonicInstant.now
       slot = .executing(since: now)
-      return .run(timeout: timeout, event: record(LifecycleEvent(kind: .started, waiterCount: 0)))
+      return .run(timeout: timeout, event: record(.started, waiterCount: 0))
     case (.pending, .deliveringBeforeStart):
       slot = .startedDuringDelivery
       return .none
@@ -341,14 +347,12 @@ struct OperationStateMachine {
     }
   }
 
-  /// A `retrying` event to publish, if the operation is still executing without an outcome.
-  func retrying(attempt: Int, delay: Duration, failure: String) -> LifecycleEvent? {
+  /// Whether a `retrying` event may go out: the operation is announced and still executing
+  /// without an outcome.
+  var publishesRetries: Bool {
     switch (delivery, slot, announcement) {
-    case (.open, .executing, .announced):
-      LifecycleEvent(
-        kind: .retrying(attempt: attempt, delay: delay, failure: failure), waiterCount: 0)
-    default:
-      nil
+    case (.open, .executing, .announced): true
+    default: false
     }
   }
 
@@ -361,7 +365,7 @@ struct OperationStateMachine {
     case .open:
       let id = add(waiter)
       guard case .open(let waiters, _, _) = delivery else { preconditionFailure() }
-      let event = record(LifecycleEvent(kind: .joined, waiterCount: waiters.count))
+      let event = record(.joined, waiterCount: waiters.count)
       return .joined(waiterID: id, event: event)
     case .deliveringBeforeStart, .settled:
       return .closed
@@ -422,24 +426,22 @@ struct OperationStateMachine {
     return id
   }
 
-  /// Returns `event` to publish now, or keeps it until the operation is in its queue. With
-  /// `since`, the event's duration runs from then (measured only if the event goes out).
+  /// Returns the event to publish now, or keeps it until the operation is in its queue. With
+  /// `since`, the event's duration runs from then. Builds nothing for a silent operation.
   private mutating func record(
-    _ event: LifecycleEvent, since: MonotonicInstant? = nil
+    _ kind: OperationEvent.Kind, waiterCount: Int, since: MonotonicInstant? = nil
   ) -> LifecycleEvent? {
-    var event = event
     switch announcement {
     case .silent:
       return nil
     case .awaitingEnqueue(var events):
-      event.duration = since?.elapsed
       announcement = .silent  // Keeps `events` uniquely referenced while it grows.
-      events.append(event)
+      events.append(
+        LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since?.elapsed))
       announcement = .awaitingEnqueue(events)
       return nil
     case .announced:
-      event.duration = since?.elapsed
-      return event
+      return LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since?.elapsed)
     }
   }
 
@@ -447,8 +449,7 @@ struct OperationStateMachine {
     _ outcome: ErasedOutcome, waiters: WaiterList, cancelled: Bool
   ) -> Action {
     delivery = .deliveringBeforeStart(outcome, cancelled: cancelled)
-    let event = record(
-      LifecycleEvent(kind: .finished(outcome.completion), waiterCount: waiters.count))
+    let event = record(.finished(outcome.completion), waiterCount: waiters.count)
     return .deliver(
       Delivered(
         waiters: waiters, outcome: outcome, stopsWork: false, then: .reportDeliveryEnd,
@@ -459,9 +460,7 @@ struct OperationStateMachine {
     _ outcome: ErasedOutcome, waiters: WaiterList, since: MonotonicInstant, stopsWork: Bool,
     then: AfterDelivery
   ) -> Action {
-    let event = record(
-      LifecycleEvent(kind: .finished(outcome.completion), waiterCount: waiters.count),
-      since: since)
+    let event = record(.finished(outcome.completion), waiterCount: waiters.count, since: since)
     return .deliver(
       Delivered(waiters: waiters, outcome: outcome, stopsWork: stopsWork, then: then, event: event))
   }

@@ -29,31 +29,28 @@ package enum ErasedOutcome: Sendable {
   }
 
   /// The typed outcome. The operation that stored this outcome declared `Value` and `Failure`,
-  /// so the casts cannot fail unless that invariant is broken. Inlinable, so it is specialised
-  /// where the types are known and builds its result with no generic metadata lookup.
+  /// so the casts cannot fail unless that invariant is broken.
   @inlinable
   package func typed<Value: Sendable, Failure: Error>(
     _ value: Value.Type, _ failure: Failure.Type
   ) -> OperationOutcome<Value, Failure> {
     switch self {
-    case .success(let box):
-      // Checked in debug builds; by construction the box holds the operation's `Value`.
-      return .success(unsafeDowncast(box, to: ValueBox<Value>.self).value)
-    case .failure(let error):
-      guard let failure = error as? Failure else {
-        preconditionFailure("an operation's failure is not of its declared type \(Failure.self)")
-      }
-      return .failure(failure)
-    case .cancelled: return .cancelled
-    case .timedOut(let error): return .timedOut(error)
+    case .success(let box): .success(Self.unbox(box, as: Value.self))
+    case .failure(let error): .failure(Self.failure(error, as: Failure.self))
+    case .cancelled: .cancelled
+    case .timedOut(let error): .timedOut(error)
     }
   }
+
+  // The two gets switch on the stored outcome themselves rather than through `typed`: they
+  // run once per waiter, often unspecialised, where the typed intermediate would cost a
+  // generic metadata lookup.
 
   /// The value, or the untyped error (`CancellationError` for cancellation).
   @inlinable
   package func value<Value: Sendable>(as type: Value.Type) throws -> Value {
-    switch typed(Value.self, (any Error).self) {
-    case .success(let value): return value
+    switch self {
+    case .success(let box): return Self.unbox(box, as: Value.self)
     case .failure(let error): throw error
     case .cancelled: throw CancellationError()
     case .timedOut(let error): throw error
@@ -65,12 +62,28 @@ package enum ErasedOutcome: Sendable {
   package func value<Value: Sendable, Failure: OperationFailure>(
     as type: Value.Type, failure: Failure.Type
   ) throws(Failure) -> Value {
-    switch typed(Value.self, Failure.self) {
-    case .success(let value): return value
-    case .failure(let failure): throw failure
+    switch self {
+    case .success(let box): return Self.unbox(box, as: Value.self)
+    case .failure(let error): throw Self.failure(error, as: Failure.self)
     case .cancelled: throw Failure(cancellation: CancellationError())
     case .timedOut(let error): throw Failure(timeout: error)
     }
+  }
+
+  /// The stored value. By construction the box holds the operation's `Value`; checked in
+  /// debug builds.
+  @inlinable
+  static func unbox<Value: Sendable>(_ box: any ValueBoxing, as type: Value.Type) -> Value {
+    unsafeDowncast(box, to: ValueBox<Value>.self).value
+  }
+
+  /// A stored failure as the operation's declared `Failure`.
+  @usableFromInline
+  static func failure<Failure: Error>(_ error: any Error, as type: Failure.Type) -> Failure {
+    guard let error = error as? Failure else {
+      preconditionFailure("an operation's failure is not of its declared type \(Failure.self)")
+    }
+    return error
   }
 }
 
