@@ -36,6 +36,7 @@ let package = Package(
       ]
     ),
     .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
+    .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
     .testTarget(
       name: "BridgeDemoTests", dependencies: ["bridge-demo", "FixtureServer", "OperationCore"]),
   ]

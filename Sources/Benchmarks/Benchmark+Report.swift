@@ -121,7 +121,8 @@ extension Benchmark {
       let rule = widths.map { String(repeating: "-", count: $0) }
       var lines = [line(header), line(rule)]
       for (result, row) in zip(results, rows) {
-        lines += wrap(line(row), width: tableWidth, indent: "    ")
+        let main = line(row)
+        lines += main.count <= tableWidth ? [main] : wrap(main, width: tableWidth, indent: "    ")
         if !result.details.isEmpty {
           lines += wrap("  " + result.details, width: tableWidth, indent: "    ")
         }

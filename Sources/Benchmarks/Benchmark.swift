@@ -80,13 +80,17 @@ public enum Benchmark {
   ///
   /// Uses `write(2)` and ignores its errors: progress is optional, and a closed or full
   /// standard error must not stop the suite (`FileHandle.standardError.write` traps there).
-  static func log(_ message: String) {
+  ///
+  /// - Parameters:
+  ///   - message: The line, without its newline.
+  ///   - descriptor: Where it goes: standard error unless a test says otherwise.
+  static func log(_ message: String, to descriptor: Int32 = STDERR_FILENO) {
     let bytes = Array((message + "\n").utf8)
     bytes.withUnsafeBytes { buffer in
       guard let base = buffer.baseAddress else { return }
       var offset = 0
       while offset < buffer.count {
-        let written = write(STDERR_FILENO, base + offset, buffer.count - offset)
+        let written = write(descriptor, base + offset, buffer.count - offset)
         guard written > 0 else { return }
         offset += written
       }
