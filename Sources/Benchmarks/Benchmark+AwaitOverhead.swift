@@ -62,34 +62,28 @@ extension Benchmark {
 
     /// The baseline: a loop of awaits through the hand-written bridge on a raw queue.
     static func baseline(count: Int) async throws -> Double {
-      let queue = OperationQueue()
-      queue.name = "bench.await_overhead.baseline"
-      let elapsed = try await Statistics.nanoseconds {
-        for _ in 0..<count {
-          try await HandWrittenBridge.perform(on: queue)
-        }
+      try await sequentialAwaits(count: count, queueName: "bench.await_overhead.baseline") {
+        try await HandWrittenBridge.perform(on: $0)
       }
-      try await drain(queue)
-      return elapsed / Double(count)
     }
 
-    /// The floor's awaiting side: `count` sequential awaits of a checked continuation, inside a
-    /// task cancellation handler, resumed by a `BlockOperation` on a raw `OperationQueue`.
-    ///
-    /// Not a usable bridge (its handler does nothing, so a cancelled caller would not be let
-    /// go): it measures only what the primitives cost.
+    /// The floor's awaiting side: `count` sequential awaits of a bare checked continuation
+    /// (``HandWrittenBridge/floor(on:)``) on a raw `OperationQueue`.
     static func floorAwaits(count: Int) async throws -> Double {
+      try await sequentialAwaits(count: count, queueName: "bench.await_overhead.floor") {
+        try await HandWrittenBridge.floor(on: $0)
+      }
+    }
+
+    /// Times `count` sequential awaits of `step` on a new raw queue; returns nanoseconds each.
+    private static func sequentialAwaits(
+      count: Int, queueName: String, step: (OperationQueue) async throws -> Void
+    ) async throws -> Double {
       let queue = OperationQueue()
-      queue.name = "bench.await_overhead.floor"
+      queue.name = queueName
       let elapsed = try await Statistics.nanoseconds {
         for _ in 0..<count {
-          try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-              queue.addOperation(BlockOperation { continuation.resume() })
-            }
-          } onCancel: {
-            // Nothing: only what installing the handler costs is measured.
-          }
+          try await step(queue)
         }
       }
       try await drain(queue)

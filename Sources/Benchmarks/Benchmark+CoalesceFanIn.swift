@@ -20,7 +20,7 @@ extension Benchmark {
     /// How long the shared work takes.
     static let workDuration = Duration.milliseconds(20)
     /// The sides, in the order of the report.
-    static let sides = ["run", "perform", "actor", "mutex"]
+    static let sides: [Caller] = [.run, .perform, .actor, .mutex]
 
     /// Measures the scenario.
     static func run(scale: Scale) async throws -> ScenarioResult {
@@ -31,10 +31,12 @@ extension Benchmark {
         "coalesce_fanin", rounds: scale.rounds,
         sides: sides.indices.map { side in
           (
-            sides[side],
+            sides[side].rawValue,
             {
-              let (wall, ran) = try await measure(side: side, tasks: tasks)
-              if ran != 1 { log("  coalesce_fanin: the work ran \(ran) times (\(sides[side]))") }
+              let (wall, ran) = try await measure(sides[side], tasks: tasks)
+              if ran != 1 {
+                log("  coalesce_fanin: the work ran \(ran) times (\(sides[side].rawValue))")
+              }
               executions[side].append(ran)
               walls[side].append(wall)
               return wall / Double(tasks)
@@ -58,12 +60,14 @@ extension Benchmark {
         ("actor_ratio", .number(actorRatio)),
       ]
       for side in sides.indices {
-        extras.append(("\(sides[side])_ns_per_op", .number(Statistics.median(timings[side]))))
-        extras.append(("\(sides[side])_wall_ms", .number(wallMs[side])))
-        extras.append(("\(sides[side])_executions_max", .integer(ran[side].max() ?? 0)))
-        extras.append(("\(sides[side])_executions", .array(ran[side].map(JSONValue.integer))))
+        extras.append(
+          ("\(sides[side].rawValue)_ns_per_op", .number(Statistics.median(timings[side]))))
+        extras.append(("\(sides[side].rawValue)_wall_ms", .number(wallMs[side])))
+        extras.append(("\(sides[side].rawValue)_executions_max", .integer(ran[side].max() ?? 0)))
+        extras.append(
+          ("\(sides[side].rawValue)_executions", .array(ran[side].map(JSONValue.integer))))
       }
-      let histograms = sides.indices.map { "\(sides[$0]) \(histogram(ran[$0]))" }
+      let histograms = sides.indices.map { "\(sides[$0].rawValue) \(histogram(ran[$0]))" }
       return ScenarioResult(
         name: "coalesce_fanin",
         nsPerOp: Statistics.median(timings[0]),
@@ -87,30 +91,17 @@ extension Benchmark {
         .map { "\($0.key)x\($0.value.count)" }.joined(separator: " ")
     }
 
-    /// One round of one side (`side` indexes ``sides``; `work` is how long the shared work
-    /// takes). Returns the wall time in nanoseconds and how often the work ran.
+    /// One round of one side (`work` is how long the shared work takes). Returns the wall
+    /// time in nanoseconds and how often the work ran.
     static func measure(
-      side: Int, tasks: Int, work: Duration = workDuration
+      _ caller: Caller, tasks: Int, work: Duration = workDuration
     ) async throws -> (wall: Double, executions: Int) {
       let executions = Counter()
-      let body: @Sendable () async throws -> Int = {
+      let manager = OperationQueueManager(name: "bench.coalesce_fanin.\(caller.rawValue)")
+      let request = caller.request(key: "fan-in", manager: manager) {
         executions.increment()
         try await Task.sleep(for: work)
         return 42
-      }
-      let manager = OperationQueueManager(name: "bench.coalesce_fanin.\(sides[side])")
-      let request: @Sendable () async throws -> Int
-      switch side {
-      case 0:
-        request = { try await manager.run(key: "fan-in", body) }
-      case 1:
-        request = { try await manager.perform(AsyncOperation(coalescingKey: "fan-in", body)) }
-      case 2:
-        let singleflight = ActorSingleflight()
-        request = { try await singleflight.value(for: "fan-in", body) }
-      default:
-        let singleflight = MutexSingleflight()
-        request = { try await singleflight.value(for: "fan-in", body) }
       }
       let wall = try await fanIn(tasks: tasks, request: request)
       try await manager.waitUntilIdle()

@@ -7,7 +7,8 @@ extension Benchmark {
   /// so a cancelled caller is let go as soon as the queue has ended the operation.
   ///
   /// The await scenarios' baseline: it is the fair alternative, not a straw man (no extra
-  /// locks, no `Task` per call, no retain cycle).
+  /// locks, no `Task` per call, no retain cycle). ``floor(on:)`` is what its primitives cost
+  /// without the parts that make it correct.
   enum HandWrittenBridge {
     /// Adds a no-op `BlockOperation` to `queue` and returns once it has finished.
     ///
@@ -31,6 +32,21 @@ extension Benchmark {
         }
       } onCancel: {
         operation.cancel()
+      }
+    }
+
+    /// The floor under any awaiting bridge: a checked continuation inside a task cancellation
+    /// handler, resumed by a `BlockOperation` added to `queue`.
+    ///
+    /// Not a usable bridge (its handler does nothing, so a cancelled caller would not be let
+    /// go): it measures only what the primitives cost.
+    static func floor(on queue: OperationQueue) async throws {
+      try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+          queue.addOperation(BlockOperation { continuation.resume() })
+        }
+      } onCancel: {
+        // Nothing: only what installing the handler costs is measured.
       }
     }
   }

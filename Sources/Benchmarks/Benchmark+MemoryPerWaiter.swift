@@ -20,7 +20,7 @@ extension Benchmark {
     /// The target: at most 1.2 times the actor singleflight, on both paths.
     static let targetRatio = 1.2
     /// The sides, in the order of the report.
-    static let sides = ["run", "perform", "actor", "continuation"]
+    static let sides: [Caller] = [.run, .perform, .actor, .continuation]
 
     /// What one round of one side measured, in bytes per waiter.
     struct Footprint {
@@ -41,9 +41,9 @@ extension Benchmark {
         var figures: [String] = []
         for step in sides.indices {
           let side = (round + step) % sides.count
-          let footprint = try await measure(side: side, waiters: count)
+          let footprint = try await measure(sides[side], waiters: count)
           figures.append(
-            "\(sides[side]) \(bytes(footprint.heap)) (RSS \(bytes(footprint.resident)))")
+            "\(sides[side].rawValue) \(bytes(footprint.heap)) (RSS \(bytes(footprint.resident)))")
           guard round > 0 else { continue }
           if let value = footprint.heap { heap[side].append(value) }
           if let value = footprint.resident { resident[side].append(value) }
@@ -61,8 +61,9 @@ extension Benchmark {
         ("perform_ratio", .number(performRatio)),
       ]
       for side in sides.indices {
-        extras.append(("\(sides[side])_bytes", .number(perWaiter[side])))
-        extras.append(("rss_\(sides[side])_bytes", .number(Statistics.median(resident[side]))))
+        extras.append(("\(sides[side].rawValue)_bytes", .number(perWaiter[side])))
+        extras.append(
+          ("rss_\(sides[side].rawValue)_bytes", .number(Statistics.median(resident[side]))))
       }
       return ScenarioResult(
         name: "memory_per_waiter",
@@ -73,7 +74,7 @@ extension Benchmark {
         met: runRatio <= targetRatio && performRatio <= targetRatio,
         extras: extras,
         details: "\(waiters) waiters at once, bytes each (\(usesHeap ? "heap" : "RSS")): "
-          + sides.indices.map { "\(sides[$0]) \(bytes(perWaiter[$0]))" }
+          + sides.indices.map { "\(sides[$0].rawValue) \(bytes(perWaiter[$0]))" }
           .joined(separator: ", ")
           + "; perform/actor \(Report.ratio(performRatio))")
     }
@@ -86,24 +87,12 @@ extension Benchmark {
 
     /// One round of one side: holds `waiters` tasks awaiting one pending piece of work and
     /// returns what each costs.
-    static func measure(side: Int, waiters: Int) async throws -> Footprint {
+    static func measure(_ caller: Caller, waiters: Int) async throws -> Footprint {
       let gate = StartGate()
-      let manager = OperationQueueManager(name: "bench.memory_per_waiter.\(sides[side])")
-      let body: @Sendable () async throws -> Int = {
+      let manager = OperationQueueManager(name: "bench.memory_per_waiter.\(caller.rawValue)")
+      let request = caller.request(key: "memory", manager: manager) {
         await gate.wait()
         return 42
-      }
-      let request: @Sendable () async throws -> Int
-      switch side {
-      case 0:
-        request = { try await manager.run(key: "memory", body) }
-      case 1:
-        request = { try await manager.perform(AsyncOperation(coalescingKey: "memory", body)) }
-      case 2:
-        let singleflight = ActorSingleflight()
-        request = { try await singleflight.value(for: "memory", body) }
-      default:
-        request = body
       }
       let joined = Counter()
       let events = manager.makeEvents()
@@ -126,10 +115,10 @@ extension Benchmark {
           })
       }
       let suspended = await poll(timeout: .seconds(60)) {
-        switch side {
-        case 0, 1: joined.value >= waiters
-        case 3: gate.waitingCount == waiters
-        default: arrived.value == waiters
+        switch caller {
+        case .run, .perform: joined.value >= waiters
+        case .continuation: gate.waitingCount == waiters
+        case .actor, .mutex: arrived.value == waiters
         }
       }
       subscriber.cancel()
