@@ -15,13 +15,13 @@ let package = Package(
     .target(name: "AsyncBridge", dependencies: ["OperationCore"]),
     .target(name: "StackExchange", dependencies: ["OperationCore", "AsyncBridge"]),
     .target(name: "FixtureServer", dependencies: ["OperationCore"]),
-    .target(name: "Benchmarks", dependencies: ["OperationCore", "AsyncBridge", "FixtureServer"]),
     .executableTarget(
       name: "bridge-demo",
       dependencies: [
         "OperationCore", "AsyncBridge", "StackExchange", "FixtureServer", "Benchmarks",
       ]
     ),
+    .target(name: "Benchmarks", dependencies: ["OperationCore", "AsyncBridge", "FixtureServer"]),
     .target(
       name: "TestSupport", dependencies: ["OperationCore", "AsyncBridge"], path: "Tests/TestSupport"
     ),
