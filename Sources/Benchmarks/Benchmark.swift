@@ -72,6 +72,12 @@ public enum Benchmark {
     }
     log("bench: finished in \(Report.seconds(since: suiteStart))")
     print(json ? Report.json(results) : Report.table(results))
+    return exitStatus(for: results, failOnMiss: failOnMiss)
+  }
+
+  /// The suite's exit status: 1 when a scenario could not run or, with `failOnMiss`, missed
+  /// its target; otherwise 0.
+  static func exitStatus(for results: [ScenarioResult], failOnMiss: Bool) -> Int32 {
     let failed = results.contains { $0.error != nil || (failOnMiss && !$0.met) }
     return failed ? 1 : 0
   }
