@@ -18,8 +18,11 @@ let package = Package(
       name: "FixtureServer", resources: [.embedInCode("StackExchange/Resources/questions.json")]),
     .executableTarget(
       name: "bridge-demo",
-      dependencies: ["OperationCore", "AsyncBridge", "StackExchange", "FixtureServer"]
+      dependencies: [
+        "OperationCore", "AsyncBridge", "StackExchange", "FixtureServer", "Benchmarks",
+      ]
     ),
+    .target(name: "Benchmarks", dependencies: ["OperationCore", "AsyncBridge", "FixtureServer"]),
     .target(
       name: "TestSupport", dependencies: ["OperationCore", "AsyncBridge"], path: "Tests/TestSupport"
     ),
@@ -34,6 +37,7 @@ let package = Package(
       ]
     ),
     .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
+    .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "TestSupport"]),
     .testTarget(
       name: "BridgeDemoTests", dependencies: ["bridge-demo", "FixtureServer", "OperationCore"]),
   ]

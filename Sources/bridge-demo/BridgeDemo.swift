@@ -1,3 +1,5 @@
+import Benchmarks
+
 /// The entry point: parses the command line, runs the command, returns the exit status.
 enum BridgeDemo {
   /// Runs `bridge-demo` with `arguments` (without the program name).

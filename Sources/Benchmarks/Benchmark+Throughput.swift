@@ -31,9 +31,12 @@ extension Benchmark {
         details: "\(count) ops")
     }
 
-    /// Our side: `manager.enqueue(_:completion:)` of no-op operations.
-    static func ours(count: Int) async throws -> Double {
-      let manager = OperationQueueManager(name: "bench.throughput.ours")
+    /// Our side: `manager.enqueue(_:completion:)` of no-op operations (on a new manager
+    /// unless one is given).
+    static func ours(
+      count: Int,
+      on manager: OperationQueueManager = OperationQueueManager(name: "bench.throughput.ours")
+    ) async throws -> Double {
       let countdown = Countdown(count)
       let elapsed = await Statistics.nanoseconds {
         await countdown.wait {

@@ -17,7 +17,7 @@ extension Benchmark {
       /// Each round's two runs are back to back, under the same machine conditions; on a
       /// shared machine whose speed drifts between rounds, pairing them is steadier than
       /// dividing the two sides' medians.
-      var ratio: Double { median(zip(ours, baseline).map { $0 / $1 }) }
+      var ratio: Double { pairedRatio(ours, baseline) }
     }
 
     /// Runs `ours` and `baseline` alternately: one warm-up pair that is not recorded, then
@@ -26,30 +26,44 @@ extension Benchmark {
     static func interleave(
       _ name: String,
       rounds: Int,
-      ours: () async throws -> Double,
-      baseline: () async throws -> Double
+      ours: @escaping () async throws -> Double,
+      baseline: @escaping () async throws -> Double
     ) async throws -> Samples {
-      var samples = Samples()
+      let sides = try await rotate(
+        name, rounds: rounds, sides: [("ours", ours), ("baseline", baseline)])
+      return Samples(ours: sides[0], baseline: sides[1])
+    }
+
+    /// Runs every side once per round: one warm-up round that is not recorded, then `rounds`
+    /// recorded ones, the order of the sides rotating by one from round to round so none
+    /// always runs first. Each closure returns nanoseconds per operation for one run.
+    ///
+    /// - Returns: For each side, in the order given, its value in every recorded round.
+    static func rotate(
+      _ name: String,
+      rounds: Int,
+      sides: [(name: String, run: () async throws -> Double)]
+    ) async throws -> [[Double]] {
+      var recorded = Array(repeating: [Double](), count: sides.count)
       for round in 0...rounds {
-        let oursValue: Double
-        let baselineValue: Double
-        if round.isMultiple(of: 2) {
-          oursValue = try await ours()
-          baselineValue = try await baseline()
-        } else {
-          baselineValue = try await baseline()
-          oursValue = try await ours()
+        var values = Array(repeating: Double.nan, count: sides.count)
+        for step in sides.indices {
+          let side = (round + step) % sides.count
+          values[side] = try await sides[side].run()
         }
         let label = round == 0 ? "warm-up" : "round \(round)/\(rounds)"
-        log(
-          "  \(name) \(label): ours \(Report.duration(oursValue))/op, "
-            + "baseline \(Report.duration(baselineValue))/op")
+        let figures = zip(sides, values).map { "\($0.name) \(Report.duration($1))/op" }
+        log("  \(name) \(label): " + figures.joined(separator: ", "))
         if round > 0 {
-          samples.ours.append(oursValue)
-          samples.baseline.append(baselineValue)
+          for side in sides.indices { recorded[side].append(values[side]) }
         }
       }
-      return samples
+      return recorded
+    }
+
+    /// The median of the per-round ratios `numerator[i] / denominator[i]`.
+    static func pairedRatio(_ numerator: [Double], _ denominator: [Double]) -> Double {
+      median(zip(numerator, denominator).map { $0 / $1 })
     }
 
     /// The wall time `body` takes, in nanoseconds.

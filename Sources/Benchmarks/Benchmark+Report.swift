@@ -11,6 +11,8 @@ extension Benchmark {
     case bool(Bool)
     /// A string.
     case string(String)
+    /// An array of values.
+    case array([JSONValue])
     /// `null`.
     case null
 
@@ -31,6 +33,8 @@ extension Benchmark {
         return value ? "true" : "false"
       case .string(let value):
         return Report.quoted(value)
+      case .array(let values):
+        return "[" + values.map(\.rendered).joined(separator: ", ") + "]"
       case .null:
         return "null"
       }
@@ -90,18 +94,21 @@ extension Benchmark {
       return "{\"scenarios\": [" + scenarios.joined(separator: ", ") + "]}"
     }
 
-    /// A compact table: scenario, ours, baseline, ratio, target, met, details.
+    /// The widest line ``table(_:)`` prints.
+    static let tableWidth = 100
+
+    /// A table no wider than ``tableWidth``: one line per scenario (scenario, ours, baseline,
+    /// ratio, met, target), then its details indented below it, wrapped at word boundaries.
     static func table(_ results: [ScenarioResult]) -> String {
-      let header = ["scenario", "ours", "baseline", "ratio", "target", "met", "details"]
+      let header = ["scenario", "ours", "baseline", "ratio", "met", "target"]
       let rows = results.map { result in
         [
           result.name,
           result.nsPerOp.isFinite ? duration(result.nsPerOp) : "-",
           result.baselineNsPerOp.map(duration) ?? "-",
           result.ratio.map(ratio) ?? "-",
-          result.target,
           result.met ? "yes" : "NO",
-          result.details,
+          result.target,
         ]
       }
       let widths = header.indices.map { column in
@@ -112,7 +119,34 @@ extension Benchmark {
           .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
       }
       let rule = widths.map { String(repeating: "-", count: $0) }
-      return ([line(header), line(rule)] + rows.map(line)).joined(separator: "\n")
+      var lines = [line(header), line(rule)]
+      for (result, row) in zip(results, rows) {
+        let main = line(row)
+        lines += main.count <= tableWidth ? [main] : wrap(main, width: tableWidth, indent: "    ")
+        if !result.details.isEmpty {
+          lines += wrap("  " + result.details, width: tableWidth, indent: "    ")
+        }
+      }
+      return lines.joined(separator: "\n")
+    }
+
+    /// `text` broken at spaces into lines of at most `width` characters, every line after the
+    /// first starting with `indent`. A word longer than a line is cut.
+    static func wrap(_ text: String, width: Int, indent: String) -> [String] {
+      var lines: [String] = []
+      var current = ""
+      let leading = String(text.prefix { $0 == " " })
+      for word in text.split(separator: " ") {
+        let prefix = current.isEmpty ? (lines.isEmpty ? leading : indent) : current + " "
+        if prefix.count + word.count <= width || current.isEmpty {
+          current = String((prefix + word).prefix(width))
+        } else {
+          lines.append(current)
+          current = String((indent + word).prefix(width))
+        }
+      }
+      if !current.isEmpty { lines.append(current) }
+      return lines
     }
 
     /// A ratio with two decimals, such as `1.06`.

@@ -3,6 +3,7 @@ import Dispatch
 import FixtureServer
 import Foundation
 import OperationCore
+import Synchronization
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -108,7 +109,7 @@ extension Benchmark {
 
     private let session: URLSession
     private let url: URL
-    private let task = Locked(TaskState.idle)
+    private let task = Mutex(TaskState.idle)
 
     /// Creates an operation for `url`, coalesced with other fetches of the same URL.
     init(session: URLSession, url: URL) {
