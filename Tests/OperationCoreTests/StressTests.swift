@@ -152,7 +152,7 @@ final class StressLedger: Sendable {
     // Let everything end: resume the queue and finish every piece of work still open.
     manager.isSuspended = false
     for operation in ledger.operations { operation.finish(returning: operation.value) }
-    let drained = await manager.waitUntilIdle(timeout: .seconds(5))
+    let drained = await becomesIdle(manager, within: .seconds(5))
     let waiters = ledger.deliveries.count
     let delivered = await eventually { ledger.totalDeliveries >= waiters }
 
@@ -198,14 +198,14 @@ final class StressLedger: Sendable {
     // back, a negative one the cancel.
     let delay = Atomic<Int>(0)
     let violations = Recorder<String>()
-    let freshRequests = Counter()
-    let rounds = Counter()
+    let freshRequests = AsyncCounter()
+    let rounds = AsyncCounter()
     let done = Recorder<Int>()
 
     Thread.detachNewThread {
       var rng = SeededGenerator(seed: 0xCA9CE1)
       for round in 0..<maximumRounds {
-        let old = ContinuousClock.now < deadline ? ManualOperation(key: round, value: 0) : nil
+        let old = ContinuousClock.now < deadline ? ManualOperation(key: round, ending: .returning(0)) : nil
         if let old { manager.enqueue(old) }
         current.withLock { $0 = old }
         barrier.arrive(round: 2 * round + 1)
@@ -224,7 +224,7 @@ final class StressLedger: Sendable {
         barrier.arrive(round: 2 * round + 1)
         guard let old = current.withLock({ $0 }) else { break }
         spin(delay.load(ordering: .relaxed) + Int.random(in: 0..<16, using: &rng))
-        let request = ManualOperation(key: round, value: 1)
+        let request = ManualOperation(key: round, ending: .returning(1))
         let admitted = manager.enqueue(request) { _ in }
         barrier.arrive(round: 2 * round + 2)
         // Both steps are done: `old` is cancelled, whichever came first.
@@ -250,10 +250,10 @@ final class StressLedger: Sendable {
     #expect(await done.wait(forCount: 2, timeout: .seconds(5)))
     #expect(
       violations.values.isEmpty, "\(violations.count) violations: \(violations.values.prefix(5))")
-    #expect(rounds.count > 0)
-    print("coalescing race: \(rounds.count) rounds, \(freshRequests.count) started fresh work")
+    #expect(rounds.value > 0)
+    print("coalescing race: \(rounds.value) rounds, \(freshRequests.value) started fresh work")
     manager.isSuspended = false
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
   }
 
   private static func performRandomAction(

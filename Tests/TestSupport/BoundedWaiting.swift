@@ -1,5 +1,6 @@
 import AsyncBridge
 import OperationCore
+import Testing
 
 /// Polls `condition` every millisecond until it holds or `timeout` passes; returns its last
 /// value. Only for facts with no event to wait on, such as memory being reclaimed or a server
@@ -41,6 +42,74 @@ public func becomesIdle(
   _ manager: OperationQueueManager, within timeout: Duration = .seconds(30)
 ) async -> Bool {
   await completing(within: timeout) { (try? await manager.waitUntilIdle()) != nil } ?? false
+}
+
+/// The result of `task`, or nil if it did not complete within `timeout`.
+public func result<Success: Sendable>(
+  of task: Task<Success, any Error>, within timeout: Duration = .seconds(30)
+) async -> Result<Success, any Error>? {
+  await completing(within: timeout) { await task.result }
+}
+
+/// The value of a non-throwing `task`, or nil if it did not complete within `timeout`.
+public func value<Success: Sendable>(
+  of task: Task<Success, Never>, within timeout: Duration = .seconds(30)
+) async -> Success? {
+  await completing(within: timeout) { await task.value }
+}
+
+/// Expects `task` to return `expected` within `timeout`.
+public func expectValue<Success: Sendable & Equatable>(
+  _ expected: Success, from task: Task<Success, any Error>,
+  within timeout: Duration = .seconds(30),
+  sourceLocation: SourceLocation = #_sourceLocation
+) async {
+  switch await result(of: task, within: timeout) {
+  case nil:
+    Issue.record("task did not complete within \(timeout)", sourceLocation: sourceLocation)
+  case .success(let value)?:
+    #expect(value == expected, sourceLocation: sourceLocation)
+  case .failure(let error)?:
+    Issue.record("expected \(expected), got \(error)", sourceLocation: sourceLocation)
+  }
+}
+
+/// Expects `task` to complete without throwing within `timeout`.
+public func expectSuccess<Success: Sendable>(
+  of task: Task<Success, any Error>, within timeout: Duration = .seconds(30),
+  sourceLocation: SourceLocation = #_sourceLocation
+) async {
+  switch await result(of: task, within: timeout) {
+  case nil:
+    Issue.record("task did not complete within \(timeout)", sourceLocation: sourceLocation)
+  case .success?:
+    break
+  case .failure(let error)?:
+    Issue.record("expected success, got \(error)", sourceLocation: sourceLocation)
+  }
+}
+
+/// Expects `task` to throw `CancellationError` within `timeout`.
+public func expectCancellation<Success: Sendable>(
+  of task: Task<Success, any Error>, within timeout: Duration = .seconds(30),
+  sourceLocation: SourceLocation = #_sourceLocation
+) async {
+  switch await result(of: task, within: timeout) {
+  case nil:
+    Issue.record("task did not complete within \(timeout)", sourceLocation: sourceLocation)
+  case .success(let value)?:
+    Issue.record("expected CancellationError, got \(value)", sourceLocation: sourceLocation)
+  case .failure(let error)?:
+    #expect(error is CancellationError, "got \(error)", sourceLocation: sourceLocation)
+  }
+}
+
+extension Duration {
+  /// The duration in seconds, for Dispatch deadlines.
+  public var seconds: Double {
+    let parts = components
+    return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
+  }
 }
 
 /// Resumes a continuation with the first value offered; later ones are dropped.

@@ -15,7 +15,7 @@ extension LeakTests {
 
   @Test func waiterIsReleasedWhenItsOperationTimesOutThoughTheOperationLives() async throws {
     let manager = OperationQueueManager(name: "leak.waiter.timeout")
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     operation.timeout = .milliseconds(30)
     let delivered = Gate()
     let captured = Self.enqueue(operation, on: manager, capturing: delivered)
@@ -30,7 +30,7 @@ extension LeakTests {
   @Test func waiterIsReleasedWhenItsOperationIsCancelledBeforeTheQueueStartsIt() async throws {
     let manager = OperationQueueManager(name: "leak.waiter.cancelPending")
     manager.isSuspended = true
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let delivered = Gate()
     let captured = Self.enqueue(operation, on: manager, capturing: delivered)
 
@@ -64,7 +64,7 @@ extension LeakTests {
         WeakReference<Operation>, WeakReference<OperationQueueManager>
       ) in
       let manager = OperationQueueManager(name: "leak.perform.timeout")
-      let operation = Held(key: 1)
+      let operation = ManualOperation(key: 1)
       operation.timeout = .milliseconds(30)
       let task = Task { try await manager.perform(operation) }
       let outcome = await result(of: task)
@@ -90,7 +90,7 @@ extension LeakTests {
         for await _ in events { seen += 1 }
         return seen
       }
-      let value = try? await manager.perform(ImmediateOperation(value: 1))
+      let value = try? await manager.perform(ManualOperation(ending: .returning(1)))
       #expect(value == 1)
       #expect(manager.events.hasSubscribers)
       return (WeakReference(manager), WeakReference(manager.events), iterating)
@@ -116,7 +116,7 @@ extension LeakTests {
     }
     #expect(manager.events.hasSubscribers)
     let publisher = Task.detached {
-      for value in 0..<2_000 { manager.enqueue(ImmediateOperation(value: value)) }
+      for value in 0..<2_000 { manager.enqueue(ManualOperation(ending: .returning(value))) }
     }
     // Cancelled while the publisher runs: some between two events, some in the middle.
     for (index, subscriber) in subscribers.enumerated() {
@@ -134,7 +134,7 @@ extension LeakTests {
   /// Enqueues `operation` with a handler that captures an object and opens `delivered`;
   /// returns a weak reference to the captured object.
   private static func enqueue(
-    _ operation: Held, on manager: OperationQueueManager, capturing delivered: Gate
+    _ operation: ManualOperation, on manager: OperationQueueManager, capturing delivered: Gate
   ) -> WeakReference<Captured> {
     let captured = Captured()
     manager.enqueue(operation) { _ in
@@ -151,7 +151,7 @@ extension LeakTests {
   ) {
     let manager = OperationQueueManager(name: "leak.handler.cycle")
     manager.isSuspended = cancelledBeforeStart
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     operation.timeout = .milliseconds(30)
     let delivered = Gate()
     manager.enqueue(operation) { _ in

@@ -2,6 +2,7 @@ import FixtureServer
 import Foundation
 import OperationCore
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)

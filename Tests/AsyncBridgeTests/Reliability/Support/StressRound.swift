@@ -2,6 +2,7 @@ import AsyncBridge
 import Dispatch
 import Foundation
 import OperationCore
+import TestSupport
 
 /// One round of the reliability stress test: a new manager, lanes of scripted random actions
 /// running at once on threads and in tasks, then a clean-up that lets everything end, and the

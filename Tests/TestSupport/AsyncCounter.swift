@@ -1,10 +1,10 @@
 import Dispatch
 import OperationCore
 
-/// A counter that tasks can wait on: `wait(untilAtLeast:)` resumes once the count reaches a
-/// target, or returns false when `timeout` expires first, so a broken expectation fails the test
-/// instead of hanging it.
-final class AsyncCounter: Sendable {
+/// A thread-safe counter that tasks can wait on: `wait(untilAtLeast:)` resumes once the count
+/// reaches a target, or returns false when `timeout` expires first, so a broken expectation
+/// fails the test instead of hanging it.
+public final class AsyncCounter: Sendable {
   private struct Waiter {
     let target: Int
     let continuation: CheckedContinuation<Bool, Never>
@@ -18,23 +18,32 @@ final class AsyncCounter: Sendable {
 
   private let state = Locked(State())
 
+  /// Creates a counter at zero.
+  public init() {}
+
   /// The current count.
-  var value: Int { state.withLock { $0.value } }
+  public var value: Int { state.withLock { $0.value } }
 
   /// Adds one and returns the new count.
   @discardableResult
-  func increment() -> Int {
+  public func increment() -> Int {
     update { $0 += 1 }
   }
 
+  /// Subtracts one and returns the new count.
+  @discardableResult
+  public func decrement() -> Int {
+    update { $0 -= 1 }
+  }
+
   /// Raises the count to `target` unless it is already there.
-  func raise(toAtLeast target: Int) {
+  public func raise(toAtLeast target: Int) {
     _ = update { $0 = max($0, target) }
   }
 
   /// Suspends until the count is at least `target`; false if `timeout` expired first.
   /// Ignores task cancellation, so it also works as a wait that a cancelled task cannot skip.
-  func wait(untilAtLeast target: Int, timeout: Duration = .seconds(30)) async -> Bool {
+  public func wait(untilAtLeast target: Int, timeout: Duration = .seconds(30)) async -> Bool {
     await withCheckedContinuation { continuation in
       let id = state.withLock { state -> UInt64? in
         guard state.value < target else { return nil }
@@ -60,12 +69,5 @@ final class AsyncCounter: Sendable {
     }
     for waiter in reached { waiter.continuation.resume(returning: true) }
     return value
-  }
-}
-
-extension Duration {
-  /// The duration in seconds, for Dispatch deadlines.
-  var seconds: Double {
-    Double(components.seconds) + Double(components.attoseconds) * 1e-18
   }
 }

@@ -2,7 +2,7 @@ import Dispatch
 import OperationCore
 
 /// A thread-safe list of observations, with bounded waits for a number of them.
-final class Recorder<Element: Sendable>: Sendable {
+public final class Recorder<Element: Sendable>: Sendable {
   private struct CountWaiter {
     let count: Int
     let continuation: CheckedContinuation<Bool, Never>
@@ -16,16 +16,17 @@ final class Recorder<Element: Sendable>: Sendable {
 
   private let state = Locked(State())
 
-  init() {}
+  /// Creates an empty recorder.
+  public init() {}
 
   /// Everything recorded so far, in order.
-  var values: [Element] { state.withLock { $0.values } }
+  public var values: [Element] { state.withLock { $0.values } }
 
   /// How many values were recorded.
-  var count: Int { state.withLock { $0.values.count } }
+  public var count: Int { state.withLock { $0.values.count } }
 
   /// Records `value` and resumes the waiters it satisfies, outside the lock.
-  func record(_ value: Element) {
+  public func record(_ value: Element) {
     let ready = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
       state.values.append(value)
       let count = state.values.count
@@ -36,7 +37,7 @@ final class Recorder<Element: Sendable>: Sendable {
   }
 
   /// Waits until at least `count` values are recorded; false if `timeout` passed first.
-  func wait(forCount count: Int, timeout: Duration = .seconds(30)) async -> Bool {
+  public func wait(forCount count: Int, timeout: Duration = .seconds(30)) async -> Bool {
     await withCheckedContinuation { continuation in
       let id = state.withLock { state -> UInt64? in
         if state.values.count >= count { return nil }
@@ -50,34 +51,6 @@ final class Recorder<Element: Sendable>: Sendable {
         let expired = self?.state.withLock { $0.waiters.removeValue(forKey: id) }
         expired?.continuation.resume(returning: false)
       }
-    }
-  }
-}
-
-/// A thread-safe counter.
-final class Counter: Sendable {
-  private let value = Locked(0)
-
-  init() {}
-
-  /// The current count.
-  var count: Int { value.withLock { $0 } }
-
-  /// Adds one and returns the new count.
-  @discardableResult
-  func increment() -> Int {
-    value.withLock {
-      $0 += 1
-      return $0
-    }
-  }
-
-  /// Subtracts one and returns the new count.
-  @discardableResult
-  func decrement() -> Int {
-    value.withLock {
-      $0 -= 1
-      return $0
     }
   }
 }

@@ -3,9 +3,10 @@ import OperationCore
 
 /// A one-shot latch: closed until `open()`, then open for good.
 ///
-/// Waiting never blocks a thread and is bounded: `wait(timeout:)` returns false when the gate
-/// did not open in time, so a broken expectation fails a test instead of hanging it.
-final class Gate: Sendable {
+/// Waiting never blocks a thread, ignores task cancellation (so a cancelled operation's closure
+/// can use it to keep running) and is bounded: `wait(timeout:)` returns false when the gate did
+/// not open in time, so a broken expectation fails a test instead of hanging it.
+public final class Gate: Sendable {
   private struct State {
     var isOpen = false
     var nextID: UInt64 = 0
@@ -15,13 +16,15 @@ final class Gate: Sendable {
 
   private let state = Locked(State())
 
-  init() {}
+  /// Creates a closed gate.
+  public init() {}
 
   /// Whether `open()` was called.
-  var isOpen: Bool { state.withLock { $0.isOpen } }
+  public var isOpen: Bool { state.withLock { $0.isOpen } }
 
-  /// Opens the gate: resumes every waiter and runs every callback, outside the lock.
-  func open() {
+  /// Opens the gate: resumes every waiter and runs every callback, outside the lock. Opening
+  /// twice is harmless.
+  public func open() {
     let (waiters, callbacks) = state.withLock { state in
       guard !state.isOpen else {
         return ([CheckedContinuation<Bool, Never>](), [@Sendable () -> Void]())
@@ -39,7 +42,7 @@ final class Gate: Sendable {
 
   /// Runs `body` once the gate is open: at once on this thread if it is open already,
   /// otherwise on the thread that opens it.
-  func whenOpen(_ body: @escaping @Sendable () -> Void) {
+  public func whenOpen(_ body: @escaping @Sendable () -> Void) {
     let runNow = state.withLock { state in
       if state.isOpen { return true }
       state.callbacks.append(body)
@@ -49,7 +52,8 @@ final class Gate: Sendable {
   }
 
   /// Waits until the gate opens; false if `timeout` passed first.
-  func wait(timeout: Duration = .seconds(30)) async -> Bool {
+  @discardableResult
+  public func wait(timeout: Duration = .seconds(30)) async -> Bool {
     await withCheckedContinuation { continuation in
       let id = state.withLock { state -> UInt64? in
         if state.isOpen { return nil }
@@ -65,12 +69,12 @@ final class Gate: Sendable {
       }
     }
   }
-}
 
-extension Duration {
-  /// The duration in seconds, for Dispatch deadlines.
-  var seconds: Double {
-    let parts = components
-    return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
+  /// Blocks the calling thread until the gate opens; false if `timeout` passed first. Only for
+  /// code that must hold a thread, such as a completion handler standing in for slow work.
+  public func block(timeout: Duration = .seconds(30)) -> Bool {
+    let semaphore = DispatchSemaphore(value: 0)
+    whenOpen { semaphore.signal() }
+    return semaphore.wait(timeout: .now() + timeout.seconds) == .success
   }
 }
