@@ -20,6 +20,8 @@ public final class EventInvariants: Sendable {
   private struct Tracked {
     var name: String
     var completion: @Sendable () -> OperationEvent.Completion?
+    /// Held until the checker goes, so no later operation reuses its identity.
+    var operation: Operation
   }
 
   /// A `cancelAllOperations()` call and what was admitted before it.
@@ -52,12 +54,14 @@ public final class EventInvariants: Sendable {
   }
 
   /// Remembers `operation`, admitted or not: its `result` is checked against its terminal
-  /// event, and ``cancelAll(_:)`` checks it if it had an `enqueued` event by then.
+  /// event, and ``cancelAll(_:)`` checks it if it had an `enqueued` event by then. Track every
+  /// operation a test creates: the checker keeps it alive, so that no later operation takes
+  /// over its identity (events name operations by `ObjectIdentifier`).
   public func track<Value, Failure>(_ operation: ConcurrentOperation<Value, Failure>) {
     let name = operation.name ?? String(describing: type(of: operation))
-    let tracked = Tracked(name: name) { [weak operation] in
-      operation?.result.map(EventInvariants.completion(of:))
-    }
+    let tracked = Tracked(
+      name: name, completion: { operation.result.map(EventInvariants.completion(of:)) },
+      operation: operation)
     state.withLock { $0.tracked[ObjectIdentifier(operation)] = tracked }
   }
 
