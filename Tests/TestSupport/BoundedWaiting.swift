@@ -36,6 +36,34 @@ public func completing<Value: Sendable>(
   }
 }
 
+/// What a bounded wait throws when the awaited work did not complete in time.
+public struct DeadlineExceeded: Error, CustomStringConvertible {
+  /// The time that ran out.
+  public let timeout: Duration
+
+  /// Describes the hang.
+  public var description: String { "did not complete within \(timeout)" }
+}
+
+/// Runs `body` in a new task and returns what it returns, or throws ``DeadlineExceeded`` when
+/// it did not complete within `timeout` (the body keeps running; the test goes on).
+///
+/// The body runs in a task of its own: cancelling the caller does not cancel it. Await
+/// directly where a test cancels the awaiting task itself.
+public func withDeadline<Value: Sendable>(
+  _ timeout: Duration = .seconds(30), _ body: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+  let outcome = await completing(within: timeout) { () async -> Result<Value, any Error> in
+    do {
+      return .success(try await body())
+    } catch {
+      return .failure(error)
+    }
+  }
+  guard let outcome else { throw DeadlineExceeded(timeout: timeout) }
+  return try outcome.get()
+}
+
 /// Waits (without blocking a thread) until `manager` is idle; false if that took longer than
 /// `timeout`.
 public func becomesIdle(
