@@ -116,6 +116,31 @@ import Testing
     #expect(throws: CancellationError.self) { try first.result?.get() }
   }
 
+  /// A cancellation that lands after the queue started an `AsyncOperation` but before its
+  /// `main()` ran: the closure never runs, the waiter gets cancellation, and the operation
+  /// still settles and releases its slot, so the manager becomes idle.
+  @Test func asyncOperationCancelledBetweenStartAndMainReleasesItsSlot() async throws {
+    let manager = OperationQueueManager(name: "run.startWindow", maxConcurrentOperationCount: 1)
+    let ran = Gate()
+    let operation = AsyncOperation { () async throws -> Int in
+      ran.open()
+      return 1
+    }
+    let operationID = ObjectIdentifier(operation)
+    // Inside the `started` event, on the queue's thread: after the start, before `main()`.
+    let tap = EventTap(manager) { event in
+      if event.kind == .started, event.operationID == operationID { operation.cancel() }
+    }
+    let task = Task { try await manager.perform(operation) }
+    await expectCancellation(of: task)
+    #expect(
+      await becomesIdle(manager, within: .seconds(5)),
+      "the operation cancelled between start and main() never released its slot")
+    #expect(operation.isFinished)
+    #expect(!ran.isOpen)
+    withExtendedLifetime(tap) {}
+  }
+
   @Test func runWithAKeyCoalescesCalls() async throws {
     let manager = OperationQueueManager(name: "run.coalesce")
     manager.isSuspended = true

@@ -30,6 +30,36 @@ import Testing
     #expect(manager.isIdle)
   }
 
+  /// Waiters are resumed before the queue slot is released: while a completion handler is
+  /// still running, the operation is outstanding and the manager is not idle.
+  @Test func aCompletionHandlerStillRunningKeepsTheManagerFromBeingIdle() async throws {
+    let manager = OperationQueueManager(name: "idle.handler")
+    let operation = ManualOperation(key: 1)
+    let handlerEntered = Gate()
+    let handlerMayReturn = Gate()
+    manager.enqueue(operation) { _ in
+      handlerEntered.open()
+      _ = handlerMayReturn.block(timeout: .seconds(10))
+    }
+    #expect(await operation.started.wait())
+    DispatchQueue.global().async { operation.release(1) }
+    #expect(await handlerEntered.wait())
+
+    #expect(manager.outstandingOperationCount == 1)
+    #expect(!manager.isIdle)
+    let returned = Gate()
+    let waiter = Task {
+      try await manager.waitUntilIdle()
+      returned.open()
+    }
+    #expect(await returned.wait(timeout: .milliseconds(200)) == false)
+    #expect(manager.outstandingOperationCount == 1)
+
+    handlerMayReturn.open()
+    await expectSuccess(of: waiter)
+    #expect(manager.outstandingOperationCount == 0)
+  }
+
   @Test func returnsAtOnceWhenAlreadyIdle() async throws {
     let manager = OperationQueueManager(name: "idle.atOnce")
     // Idle: the wait is satisfied on the spot (nothing is registered to wait for).
