@@ -9,7 +9,8 @@ import Testing
   /// Starts `count` tasks performing operations with `key`: the first with `operation`, the
   /// others with fresh instances that join it. Returns once all are registered.
   private func waiters(
-    _ count: Int, on operation: ManualOperation, key: Int, manager: OperationQueueManager, log: EventLog
+    _ count: Int, on operation: ManualOperation, key: Int, manager: OperationQueueManager,
+    log: EventLog
   ) async -> (tasks: [Task<Int, any Error>], joiners: [ManualOperation]) {
     var tasks = [Task { try await manager.perform(operation) }]
     #expect(await log.wait(for: .enqueued, of: operation))

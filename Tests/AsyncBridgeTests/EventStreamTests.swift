@@ -15,12 +15,15 @@ import Testing
     operation.release(1)
     await expectValue(1, from: task)
 
-    var iterator = events.makeAsyncIterator()
-    var received: [OperationEvent] = []
-    for _ in 0..<3 {
-      guard let event = await iterator.next() else { break }
-      received.append(event)
-    }
+    let received =
+      await completing { () async -> [OperationEvent] in
+        var received: [OperationEvent] = []
+        for await event in events {
+          received.append(event)
+          if received.count == 3 { break }
+        }
+        return received
+      } ?? []
     #expect(received.map(\.kind) == [.enqueued, .started, .finished(.success)])
     #expect(received.allSatisfy { $0.operationID == ObjectIdentifier(operation) })
     #expect(received.allSatisfy { $0.key == operation.coalescingKey })
@@ -85,7 +88,7 @@ import Testing
     let operation = ManualOperation(key: 1)
     let quick = ManualOperation(ending: .returning(2))
     let task = Task { try await manager.perform(operation) }
-    #expect(try await manager.perform(quick) == 2)
+    #expect(try await withDeadline { try await manager.perform(quick) } == 2)
     #expect(await log.wait(for: .stalled, of: operation))
     #expect(log.events(.stalled, of: operation).first?.duration == .milliseconds(50))
     operation.release(1)
@@ -156,7 +159,7 @@ import Testing
     }
     #expect(manager.events.hasSubscribers)
     iterating.cancel()
-    _ = await iterating.value
+    #expect(await value(of: iterating) != nil)
     #expect(await eventually { !manager.events.hasSubscribers })
   }
 }

@@ -76,7 +76,7 @@ import Testing
     operation.release(99)
     #expect(throws: CancellationError.self) { try operation.result?.get() }
     let next = ManualOperation(ending: .returning(5))
-    #expect(try await manager.perform(next) == 5)
+    #expect(try await withDeadline { try await manager.perform(next) } == 5)
     #expect(operation.cancelHookCalls.value == 1)
     #expect(operation.mainCalls.value == 1)
   }

@@ -64,7 +64,9 @@ import Testing
     #expect(operation.queuePriority == .high)
 
     // A lower-priority joiner never lowers it.
-    let background = Task(priority: .background) { try await manager.perform(ManualOperation(key: 1)) }
+    let background = Task(priority: .background) {
+      try await manager.perform(ManualOperation(key: 1))
+    }
     #expect(await log.wait(for: .joined, of: operation, count: 2))
     #expect(operation.queuePriority == .high)
 

@@ -9,15 +9,17 @@ import Testing
 @Suite struct RunClosureTests {
   @Test func runReturnsTheClosuresValue() async throws {
     let manager = OperationQueueManager(name: "run.value")
-    #expect(try await manager.run { 42 } == 42)
-    #expect(try await manager.run(key: "k") { "keyed" } == "keyed")
+    #expect(try await withDeadline { try await manager.run { 42 } } == 42)
+    #expect(try await withDeadline { try await manager.run(key: "k") { "keyed" } } == "keyed")
     #expect(await becomesIdle(manager))
   }
 
   @Test func runRethrowsTheClosuresError() async throws {
     let manager = OperationQueueManager(name: "run.error")
     await #expect(throws: Boom(code: 1)) {
-      try await manager.run { () async throws -> Int in throw Boom(code: 1) }
+      try await withDeadline {
+        try await manager.run { () async throws -> Int in throw Boom(code: 1) }
+      }
     }
     #expect(await becomesIdle(manager))
   }

@@ -111,7 +111,9 @@ import Testing
   }
 
   /// Awaits `operation.value()` with typed failures; see `performTyped(_:on:)`.
-  private static func typedValue(of operation: TestOperation<TestFailure>) async -> Result<Int, TestFailure> {
+  private static func typedValue(of operation: TestOperation<TestFailure>) async -> Result<
+    Int, TestFailure
+  > {
     do {
       return .success(try await operation.value())
     } catch {

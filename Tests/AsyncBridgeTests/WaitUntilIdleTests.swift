@@ -66,7 +66,9 @@ import Testing
     #expect(manager.whenIdle {} == nil)
     #expect(await becomesIdle(manager, within: .seconds(10)))
 
-    #expect(try await manager.perform(ManualOperation(ending: .returning(1))) == 1)
+    #expect(
+      try await withDeadline { try await manager.perform(ManualOperation(ending: .returning(1))) }
+        == 1)
     #expect(await becomesIdle(manager, within: .seconds(10)))
     #expect(manager.whenIdle {} == nil)
     #expect(await becomesIdle(manager, within: .seconds(10)))

@@ -42,8 +42,10 @@ import Testing
       kinds.withLock { $0.append(event.kind) }
     }
     defer { manager.events.unsubscribe(subscription) }
-    let value = await withCheckedContinuation { continuation in
-      manager.enqueue(operation) { continuation.resume(returning: try? $0.get()) }
+    let value = await completing(within: .seconds(30)) {
+      await withCheckedContinuation { continuation in
+        manager.enqueue(operation) { continuation.resume(returning: try? $0.get()) }
+      }
     }
     #expect(value == 7)
     #expect(await becomesIdle(manager))

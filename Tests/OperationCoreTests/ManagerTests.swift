@@ -100,7 +100,9 @@ import Testing
       manager.stallThreshold = .milliseconds(1)
       let results = ResultRecorder()
       for index in 0..<10 {
-        manager.enqueue(ManualOperation(key: index % 3, ending: .returning(index))) { results.record($0) }
+        manager.enqueue(ManualOperation(key: index % 3, ending: .returning(index))) {
+          results.record($0)
+        }
       }
       let cancelled = ManualOperation()
       manager.enqueue(cancelled) { results.record($0) }

@@ -205,7 +205,8 @@ final class StressLedger: Sendable {
     Thread.detachNewThread {
       var rng = SeededGenerator(seed: 0xCA9CE1)
       for round in 0..<maximumRounds {
-        let old = ContinuousClock.now < deadline ? ManualOperation(key: round, ending: .returning(0)) : nil
+        let old =
+          ContinuousClock.now < deadline ? ManualOperation(key: round, ending: .returning(0)) : nil
         if let old { manager.enqueue(old) }
         current.withLock { $0 = old }
         barrier.arrive(round: 2 * round + 1)

@@ -41,6 +41,11 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
   /// The time that ran out.
   public let timeout: Duration
 
+  /// Creates the error for a wait bounded by `timeout`.
+  public init(timeout: Duration) {
+    self.timeout = timeout
+  }
+
   /// Describes the hang.
   public var description: String { "did not complete within \(timeout)" }
 }

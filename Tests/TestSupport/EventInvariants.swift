@@ -124,10 +124,12 @@ public final class EventInvariants: Sendable {
   ) async {
     let problems = await verify(manager, timeout: timeout)
     for problem in problems.prefix(20) {
-      Issue.record("\(context)\(context.isEmpty ? "" : ": ")\(problem)", sourceLocation: sourceLocation)
+      Issue.record(
+        "\(context)\(context.isEmpty ? "" : ": ")\(problem)", sourceLocation: sourceLocation)
     }
     if problems.count > 20 {
-      Issue.record("\(context): \(problems.count - 20) more violations", sourceLocation: sourceLocation)
+      Issue.record(
+        "\(context): \(problems.count - 20) more violations", sourceLocation: sourceLocation)
     }
   }
 
@@ -169,7 +171,8 @@ public final class EventInvariants: Sendable {
       if terminal != completion {
         let events = log.events(of: id).map { Self.describe($0.kind) }.joined(separator: ", ")
         problems.append(
-          "\(names[id] ?? "?") [\(events)]: a waiter received \(Self.describe(.finished(completion)))")
+          "\(names[id] ?? "?") [\(events)]: a waiter received \(Self.describe(.finished(completion)))"
+        )
       }
     }
     for cancelAll in snapshot.cancelAlls {

@@ -69,7 +69,9 @@ import Testing
         for await _ in events { seen += 1 }
         return seen
       }
-      #expect(await result(of: Task { try await manager.perform(ManualOperation(ending: .returning(1))) }) != nil)
+      #expect(
+        await result(of: Task { try await manager.perform(ManualOperation(ending: .returning(1))) })
+          != nil)
       return (WeakReference(manager), iterating)
     }()
     #expect(await eventually { manager.isReleased })

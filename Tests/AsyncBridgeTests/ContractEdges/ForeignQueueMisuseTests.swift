@@ -32,7 +32,8 @@ import Testing
       let operation = ManualOperation(ending: .returning(1))
       foreign.addOperation(operation)
       let manager = OperationQueueManager(name: "edges.foreign.perform")
-      let outcome = await result(of: Task { try await manager.perform(operation) }, within: .seconds(5))
+      let outcome = await result(
+        of: Task { try await manager.perform(operation) }, within: .seconds(5))
       guard case .failure? = outcome else { exit(3) }
       exit(0)
     }

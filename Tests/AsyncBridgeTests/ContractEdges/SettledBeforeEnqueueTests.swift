@@ -47,7 +47,8 @@ import Testing
       let expected: OperationEvent.Completion = settling == .cancelled ? .cancelled : .success
       #expect(received.map(EventInvariants.completion(of:)) == expected, "\(waiting)")
       if let received { invariants.received(received, from: operation) }
-      await invariants.expectValid(manager, context: "\(settling), key \(String(describing: key)), \(waiting)")
+      await invariants.expectValid(
+        manager, context: "\(settling), key \(String(describing: key)), \(waiting)")
     }
   }
 }

@@ -179,7 +179,8 @@ import Testing
   private static func race(
     seed: UInt64, rounds: Int, budget: Duration, name: String,
     prepare: @escaping @Sendable (OperationQueueManager, EventInvariants, Int) -> ManualOperation?,
-    first: @escaping @Sendable (OperationQueueManager, EventInvariants, ManualOperation?, Int) ->
+    first:
+      @escaping @Sendable (OperationQueueManager, EventInvariants, ManualOperation?, Int) ->
       Void,
     second: @escaping RaceStep,
     freshWhenLate: Bool = true,

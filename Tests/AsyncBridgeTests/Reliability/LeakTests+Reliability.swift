@@ -90,7 +90,9 @@ extension LeakTests {
         for await _ in events { seen += 1 }
         return seen
       }
-      let value = try? await manager.perform(ManualOperation(ending: .returning(1)))
+      let value = try? await withDeadline {
+        try await manager.perform(ManualOperation(ending: .returning(1)))
+      }
       #expect(value == 1)
       #expect(manager.events.hasSubscribers)
       return (WeakReference(manager), WeakReference(manager.events), iterating)
@@ -124,7 +126,7 @@ extension LeakTests {
       subscriber.cancel()
     }
     for subscriber in subscribers { #expect(await value(of: subscriber) != nil) }
-    await publisher.value
+    #expect(await value(of: publisher) != nil)
     #expect(await becomesIdle(manager))
     #expect(await eventually { !manager.events.hasSubscribers })
   }
