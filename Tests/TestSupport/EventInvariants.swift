@@ -27,8 +27,8 @@ public final class EventInvariants: Sendable {
   /// A `cancelAllOperations()` call and what was admitted before it.
   private struct CancelAll {
     var number: Int
-    /// Admitted operations that had not settled when the call began.
-    var pending: Set<ObjectIdentifier>
+    /// Admitted operations that had not settled when the call began, and must end cancelled.
+    var mustEndCancelled: Set<ObjectIdentifier>
   }
 
   private struct State {
@@ -65,6 +65,36 @@ public final class EventInvariants: Sendable {
     state.withLock { $0.tracked[ObjectIdentifier(operation)] = tracked }
   }
 
+  /// Tracks `operation`, enqueues it on `manager` with a completion handler, and checks what
+  /// the handler receives against the terminal event of the operation the enqueue returned
+  /// (which may settle and call the handler before the enqueue returns).
+  ///
+  /// - Returns: The operation doing the work, as `enqueue` returned it.
+  @discardableResult
+  public func enqueue<Value: Sendable, Failure>(
+    _ operation: ConcurrentOperation<Value, Failure>, on manager: OperationQueueManager,
+    callbackQueue: CallbackQueue? = nil,
+    completion: @escaping @Sendable (Result<Value, any Error>) -> Void = { _ in }
+  ) -> ConcurrentOperation<Value, Failure> {
+    track(operation)
+    let pairing = Locked<(admitted: Operation?, result: Result<Value, any Error>?)>((nil, nil))
+    let admitted = manager.enqueue(operation, callbackQueue: callbackQueue) {
+      (result: Result<Value, any Error>) in
+      let admitted = pairing.withLock { pairing in
+        pairing.result = result
+        return pairing.admitted
+      }
+      if let admitted { self.received(result, from: admitted) }
+      completion(result)
+    }
+    let early = pairing.withLock { pairing in
+      pairing.admitted = admitted
+      return pairing.result
+    }
+    if let early { received(early, from: admitted) }
+    return admitted
+  }
+
   /// Records that a waiter of `operation` (the one doing the work) received `result`.
   public func received<Value>(_ result: Result<Value, any Error>, from operation: Operation) {
     received(Self.completion(of: result), from: operation)
@@ -78,11 +108,13 @@ public final class EventInvariants: Sendable {
 
   /// Calls `manager.cancelAllOperations()`, and checks that every tracked operation admitted
   /// (with an `enqueued` event recorded) and unsettled before the call has settled when it
-  /// returns; ``verify(_:timeout:)`` then expects each to end cancelled.
+  /// returns; unless `othersMaySettle`, ``verify(_:timeout:)`` then expects each to end
+  /// cancelled.
   ///
-  /// Call it only once the events of the admissions it should cover have been recorded (wait
-  /// for them), and only where nothing else settles those operations meanwhile.
-  public func cancelAll(_ manager: OperationQueueManager) {
+  /// Call it once the events of the admissions it should cover have been recorded (wait for
+  /// them); pass `othersMaySettle` where other threads may finish, cancel or time out those
+  /// operations during the call.
+  public func cancelAll(_ manager: OperationQueueManager, othersMaySettle: Bool = false) {
     let candidates = state.withLock { $0.tracked }
     let pending = candidates.filter { id, tracked in
       tracked.completion() == nil && log.events(of: id).first?.kind == .enqueued
@@ -91,7 +123,8 @@ public final class EventInvariants: Sendable {
     let unsettled = pending.filter { $0.value.completion() == nil }.map(\.value.name)
     state.withLock { state in
       let number = state.cancelAlls.count + 1
-      state.cancelAlls.append(CancelAll(number: number, pending: Set(pending.keys)))
+      state.cancelAlls.append(
+        CancelAll(number: number, mustEndCancelled: othersMaySettle ? [] : Set(pending.keys)))
       if !unsettled.isEmpty {
         state.problems.append(
           "cancelAllOperations() #\(number) returned, but \(unsettled.count) operations admitted "
@@ -176,7 +209,7 @@ public final class EventInvariants: Sendable {
       }
     }
     for cancelAll in snapshot.cancelAlls {
-      for id in cancelAll.pending where terminals[id] != .cancelled {
+      for id in cancelAll.mustEndCancelled where terminals[id] != .cancelled {
         let events = log.events(of: id).map { Self.describe($0.kind) }.joined(separator: ", ")
         problems.append(
           "\(names[id] ?? "?") [\(events)]: admitted before cancelAllOperations() "

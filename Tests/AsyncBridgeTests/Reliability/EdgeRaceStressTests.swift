@@ -97,7 +97,8 @@ import Testing
       },
       first: { _, _, working, _ in working?.release(1) },
       second: { manager, invariants, _, round in
-        Self.enqueue(ManualOperation(key: round, ending: .returning(2)), manager, invariants)
+        let request = ManualOperation(key: round, ending: .returning(2))
+        return invariants.enqueue(request, on: manager) === request
       })
     #expect(result.finishedInTime, "seed \(seed): the racing threads did not finish in time")
     for problem in result.problems.prefix(10) { Issue.record("seed \(seed): \(problem)") }
@@ -114,7 +115,7 @@ import Testing
     let enqueue: RaceStep = { manager, invariants, _, round in
       let request = ManualOperation(key: round, ending: .whenReleased)
       requests.withLock { $0.append(request) }
-      return Self.enqueue(request, manager, invariants)
+      return invariants.enqueue(request, on: manager) === request
     }
     let result = await Self.race(
       seed: seed, rounds: 3_000, budget: .milliseconds(2_500), name: "edge.firstEnqueues",
@@ -136,29 +137,6 @@ import Testing
   }
 
   // MARK: Two threads, one race per round
-
-  /// Enqueues `request` with a handler whose result is checked against the terminal event of
-  /// the operation the enqueue returned (the handler may run before it returns); returns
-  /// whether the request became fresh work.
-  private static func enqueue(
-    _ request: ManualOperation, _ manager: OperationQueueManager, _ invariants: EventInvariants
-  ) -> Bool {
-    invariants.track(request)
-    let pairing = Locked<(admitted: Operation?, result: Result<Int, any Error>?)>((nil, nil))
-    let admitted = manager.enqueue(request) { result in
-      let admitted = pairing.withLock { pairing in
-        pairing.result = result
-        return pairing.admitted
-      }
-      if let admitted { invariants.received(result, from: admitted) }
-    }
-    let early = pairing.withLock { pairing in
-      pairing.admitted = admitted
-      return pairing.result
-    }
-    if let early { invariants.received(early, from: admitted) }
-    return admitted === request
-  }
 
   /// The second racer's step; returns whether its request became fresh work.
   typealias RaceStep =
