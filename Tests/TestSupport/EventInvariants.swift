@@ -29,6 +29,8 @@ public final class EventInvariants: Sendable {
     var number: Int
     /// Admitted operations that had not settled when the call began, and must end cancelled.
     var mustEndCancelled: Set<ObjectIdentifier>
+    /// Admitted operations that had not settled when the call returned.
+    var unsettled: [ObjectIdentifier]
   }
 
   private struct State {
@@ -120,16 +122,12 @@ public final class EventInvariants: Sendable {
       tracked.completion() == nil && log.events(of: id).first?.kind == .enqueued
     }
     manager.cancelAllOperations()
-    let unsettled = pending.filter { $0.value.completion() == nil }.map(\.value.name)
+    let unsettled = pending.filter { $0.value.completion() == nil }.map(\.key)
     state.withLock { state in
-      let number = state.cancelAlls.count + 1
       state.cancelAlls.append(
-        CancelAll(number: number, mustEndCancelled: othersMaySettle ? [] : Set(pending.keys)))
-      if !unsettled.isEmpty {
-        state.problems.append(
-          "cancelAllOperations() #\(number) returned, but \(unsettled.count) operations admitted "
-            + "before it have not settled: \(unsettled.sorted().prefix(8))")
-      }
+        CancelAll(
+          number: state.cancelAlls.count + 1,
+          mustEndCancelled: othersMaySettle ? [] : Set(pending.keys), unsettled: unsettled))
     }
   }
 
@@ -209,6 +207,12 @@ public final class EventInvariants: Sendable {
       }
     }
     for cancelAll in snapshot.cancelAlls {
+      for id in cancelAll.unsettled {
+        let events = log.events(of: id).map { Self.describe($0.kind) }.joined(separator: ", ")
+        problems.append(
+          "\(names[id] ?? "?") [\(events)]: admitted before cancelAllOperations() "
+            + "#\(cancelAll.number), but not settled when it returned")
+      }
       for id in cancelAll.mustEndCancelled where terminals[id] != .cancelled {
         let events = log.events(of: id).map { Self.describe($0.kind) }.joined(separator: ", ")
         problems.append(
