@@ -97,12 +97,11 @@ public func expectValue<Success: Sendable & Equatable>(
   within timeout: Duration = .seconds(30),
   sourceLocation: SourceLocation = #_sourceLocation
 ) async {
-  switch await result(of: task, within: timeout) {
-  case nil:
-    Issue.record("task did not complete within \(timeout)", sourceLocation: sourceLocation)
-  case .success(let value)?:
+  guard let outcome = await outcome(of: task, within: timeout, sourceLocation) else { return }
+  switch outcome {
+  case .success(let value):
     #expect(value == expected, sourceLocation: sourceLocation)
-  case .failure(let error)?:
+  case .failure(let error):
     Issue.record("expected \(expected), got \(error)", sourceLocation: sourceLocation)
   }
 }
@@ -112,12 +111,7 @@ public func expectSuccess<Success: Sendable>(
   of task: Task<Success, any Error>, within timeout: Duration = .seconds(30),
   sourceLocation: SourceLocation = #_sourceLocation
 ) async {
-  switch await result(of: task, within: timeout) {
-  case nil:
-    Issue.record("task did not complete within \(timeout)", sourceLocation: sourceLocation)
-  case .success?:
-    break
-  case .failure(let error)?:
+  if case .failure(let error)? = await outcome(of: task, within: timeout, sourceLocation) {
     Issue.record("expected success, got \(error)", sourceLocation: sourceLocation)
   }
 }
@@ -127,13 +121,34 @@ public func expectCancellation<Success: Sendable>(
   of task: Task<Success, any Error>, within timeout: Duration = .seconds(30),
   sourceLocation: SourceLocation = #_sourceLocation
 ) async {
-  switch await result(of: task, within: timeout) {
+  switch await outcome(of: task, within: timeout, sourceLocation) {
   case nil:
-    Issue.record("task did not complete within \(timeout)", sourceLocation: sourceLocation)
+    break
   case .success(let value)?:
     Issue.record("expected CancellationError, got \(value)", sourceLocation: sourceLocation)
   case .failure(let error)?:
     #expect(error is CancellationError, "got \(error)", sourceLocation: sourceLocation)
+  }
+}
+
+/// The result of `task`; nil, with an issue recorded, if it did not complete within `timeout`.
+private func outcome<Success: Sendable>(
+  of task: Task<Success, any Error>, within timeout: Duration,
+  _ sourceLocation: SourceLocation
+) async -> Result<Success, any Error>? {
+  let outcome = await result(of: task, within: timeout)
+  if outcome == nil {
+    Issue.record("task did not complete within \(timeout)", sourceLocation: sourceLocation)
+  }
+  return outcome
+}
+
+/// Starts a task that iterates `events` to its end and returns how many it saw.
+public func counting(_ events: OperationEventStream) -> Task<Int, Never> {
+  Task {
+    var seen = 0
+    for await _ in events { seen += 1 }
+    return seen
   }
 }
 

@@ -64,11 +64,7 @@ import Testing
       () async -> (WeakReference<OperationQueueManager>, Task<Int, Never>) in
       let manager = OperationQueueManager(name: "edges.events.released")
       let events = manager.makeEvents()
-      let iterating = Task {
-        var seen = 0
-        for await _ in events { seen += 1 }
-        return seen
-      }
+      let iterating = counting(events)
       #expect(
         await result(of: Task { try await manager.perform(ManualOperation(ending: .returning(1))) })
           != nil)

@@ -13,30 +13,34 @@ import Testing
 @Suite struct ForeignQueueMisuseTests {
   @Test func enqueueingAnOperationPendingInAPlainQueueFailsItsHandler() async {
     await #expect(processExitsWith: .success) {
-      let foreign = OperationQueue()
-      foreign.isSuspended = true
-      let operation = ManualOperation(ending: .returning(1))
-      foreign.addOperation(operation)
+      let (foreign, operation) = ForeignQueueMisuseTests.pendingInAPlainQueue()
       let manager = OperationQueueManager(name: "edges.foreign.handler")
       let handler = Recorder<Result<Int, any Error>>()
       manager.enqueue(operation) { handler.record($0) }
       let called = await handler.wait(forCount: 1, timeout: .seconds(5))
-      exit(called && (try? handler.values.first?.get()) == nil ? 0 : 3)
+      let failed = called && (try? handler.values.first?.get()) == nil
+      withExtendedLifetime(foreign) { exit(failed ? 0 : 3) }
     }
   }
 
   @Test func performingAnOperationPendingInAPlainQueueThrows() async {
     await #expect(processExitsWith: .success) {
-      let foreign = OperationQueue()
-      foreign.isSuspended = true
-      let operation = ManualOperation(ending: .returning(1))
-      foreign.addOperation(operation)
+      let (foreign, operation) = ForeignQueueMisuseTests.pendingInAPlainQueue()
       let manager = OperationQueueManager(name: "edges.foreign.perform")
       let outcome = await result(
         of: Task { try await manager.perform(operation) }, within: .seconds(5))
-      guard case .failure? = outcome else { exit(3) }
-      exit(0)
+      let failed = if case .failure? = outcome { true } else { false }
+      withExtendedLifetime(foreign) { exit(failed ? 0 : 3) }
     }
+  }
+
+  /// An operation pending in a suspended plain queue, with that queue (keep it alive).
+  static func pendingInAPlainQueue() -> (OperationQueue, ManualOperation) {
+    let foreign = OperationQueue()
+    foreign.isSuspended = true
+    let operation = ManualOperation(ending: .returning(1))
+    foreign.addOperation(operation)
+    return (foreign, operation)
   }
 
   /// Added to the manager's own (public) queue behind its back: the waiter gets an error or,

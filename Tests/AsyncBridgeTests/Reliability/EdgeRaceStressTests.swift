@@ -17,7 +17,7 @@ import Testing
   /// task gets `CancellationError`. One that the sweep misses starts and never ends.
   @Test(.timeLimit(.minutes(2)))
   func cancelAllRacingAdmissionCancelsEveryAdmittedOperation() async throws {
-    let seed = StressSettings.fromEnvironment().seed
+    let seed = StressSettings.seed()
     let rounds = 400
     let stop = ContinuousClock.now + .seconds(8)
     var roundsRun = 0
@@ -84,7 +84,7 @@ import Testing
   /// boundary between the two.
   @Test(.timeLimit(.minutes(2)))
   func joinRacingFinishKeepsEachOperationsEventsInLifecycleOrder() async throws {
-    let seed = StressSettings.fromEnvironment().seed
+    let seed = StressSettings.seed()
     let result = await Self.race(
       seed: seed, rounds: 3_000, budget: .milliseconds(2_500), name: "edge.joinVsFinish",
       prepare: { manager, invariants, round in
@@ -109,7 +109,7 @@ import Testing
   /// the other joins it, and the `joined` event never comes before the `enqueued` one.
   @Test(.timeLimit(.minutes(2)))
   func twoFirstEnqueuesOfOneKeyPublishEnqueuedBeforeJoined() async throws {
-    let seed = StressSettings.fromEnvironment().seed
+    let seed = StressSettings.seed()
     // Both requests stay in flight until the round is over, so neither can finish early.
     let requests = Locked<[ManualOperation]>([])
     let enqueue: RaceStep = { manager, invariants, _, round in

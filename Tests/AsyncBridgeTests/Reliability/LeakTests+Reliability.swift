@@ -85,11 +85,7 @@ extension LeakTests {
       ) in
       let manager = OperationQueueManager(name: "leak.events.manager")
       let events = manager.makeEvents()
-      let iterating = Task {
-        var seen = 0
-        for await _ in events { seen += 1 }
-        return seen
-      }
+      let iterating = counting(events)
       let value = try? await withDeadline {
         try await manager.perform(ManualOperation(ending: .returning(1)))
       }
@@ -109,12 +105,7 @@ extension LeakTests {
   @Test func everySubscriberCancelledWhileEventsPourInIsRemoved() async throws {
     let manager = OperationQueueManager(name: "leak.events.busy", maxConcurrentOperationCount: 4)
     let subscribers = (0..<8).map { _ in
-      let events = manager.makeEvents(bufferSize: 16)
-      return Task {
-        var seen = 0
-        for await _ in events { seen += 1 }
-        return seen
-      }
+      counting(manager.makeEvents(bufferSize: 16))
     }
     #expect(manager.events.hasSubscribers)
     let publisher = Task.detached {

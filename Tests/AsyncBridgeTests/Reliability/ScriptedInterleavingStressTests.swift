@@ -73,9 +73,7 @@ import Testing
   static let keySpace = 3
 
   @Test func randomInterleavingsResumeEveryAwaiterExactlyOnceAndDrain() async throws {
-    let seed =
-      ProcessInfo.processInfo.environment["ASYNCBRIDGE_STRESS_SEED"].flatMap { UInt64($0) }
-      ?? UInt64.random(in: 0...UInt64.max)
+    let seed = StressSettings.seed(alias: "ASYNCBRIDGE_STRESS_SEED")
     let rounds = 10_000
     let lanes = 4
     let budget = Duration.seconds(60)

@@ -119,9 +119,7 @@ final class StressLedger: Sendable {
 /// their events checked by ``EventInvariants``.
 @Suite(.serialized) struct ThreadedActionStressTests {
   @Test func randomConcurrentActionsDeliverEveryCompletionExactlyOnce() async throws {
-    let seed =
-      ProcessInfo.processInfo.environment["STRESS_SEED"].flatMap { UInt64($0) }
-      ?? UInt64.random(in: 1...UInt64.max)
+    let seed = StressSettings.seed(alias: "STRESS_SEED")
     let threads = 4
     let actionsPerThread = 1_500
     let keys = 12
