@@ -75,6 +75,9 @@ import Testing
     // Unjam what the sweep missed, so the round can drain and report.
     for operation in operations { operation.release(0) }
     problems += await invariants.verify(manager, timeout: .seconds(5))
+    if !(await invariants.log.stop(timeout: .seconds(5))) {
+      problems.append("the event log's subscription did not end")
+    }
     return problems
   }
 
@@ -213,7 +216,10 @@ import Testing
       threadsDone.increment()
     }
     let finishedInTime = await threadsDone.wait(untilAtLeast: 2, timeout: budget + .seconds(10))
-    let problems = await invariants.verify(manager, timeout: .seconds(10))
+    var problems = await invariants.verify(manager, timeout: .seconds(10))
+    if !(await invariants.log.stop(timeout: .seconds(5))) {
+      problems.append("the event log's subscription did not end")
+    }
     return RaceResult(
       finishedInTime: finishedInTime, problems: problems,
       summary: "\(roundsRun.value) rounds, \(freshRequests.value) fresh requests, "
