@@ -8,25 +8,18 @@ import OperationCore
 /// The buffer is large (a million events by default) so that a test never loses one; events of
 /// the log's own flush markers are kept out of everything it reports.
 public final class EventLog: Sendable {
-  private struct Waiter {
-    let condition: @Sendable ([OperationEvent]) -> Bool
-    let continuation: CheckedContinuation<Bool, Never>
-  }
-
   private struct State {
     var events: [OperationEvent] = []
     var byOperation: [ObjectIdentifier: [OperationEvent]] = [:]
     /// Every event received, markers included: at `bufferSize`, some may have been dropped.
     var received = 0
-    var waiters: [UInt64: Waiter] = [:]
-    var nextWaiterID: UInt64 = 0
     /// Kept alive so that no operation can reuse a marker's identity.
     var markers: [ObjectIdentifier: FlushMarker] = [:]
   }
 
   /// How many unread events the subscription keeps before dropping the oldest.
   public let bufferSize: Int
-  private let state = Locked(State())
+  private let state = Waitable(State())
   private let markersFinished = AsyncCounter()
   private let onEvent: (@Sendable (OperationEvent) -> Void)?
   private let pump = Locked<Task<Void, Never>?>(nil)
@@ -55,17 +48,17 @@ public final class EventLog: Sendable {
   }
 
   /// Every event recorded so far, in order.
-  public var events: [OperationEvent] { state.withLock { $0.events } }
+  public var events: [OperationEvent] { state.read { $0.events } }
 
   /// Whether the subscription may have dropped events: it received as many as its buffer holds.
-  public var mayHaveDropped: Bool { state.withLock { $0.received >= bufferSize } }
+  public var mayHaveDropped: Bool { state.read { $0.received >= bufferSize } }
 
   /// Every operation with recorded events.
-  public var operationIDs: Set<ObjectIdentifier> { state.withLock { Set($0.byOperation.keys) } }
+  public var operationIDs: Set<ObjectIdentifier> { state.read { Set($0.byOperation.keys) } }
 
   /// The recorded events of the operation with identity `id`, in order.
   public func events(of id: ObjectIdentifier) -> [OperationEvent] {
-    state.withLock { $0.byOperation[id] ?? [] }
+    state.read { $0.byOperation[id] ?? [] }
   }
 
   /// The kinds of the recorded events of `operation`, in order.
@@ -93,7 +86,8 @@ public final class EventLog: Sendable {
     count: Int = 1, timeout: Duration = .seconds(30),
     where predicate: @escaping @Sendable (OperationEvent) -> Bool
   ) async -> Bool {
-    await wait(until: { events in events.lazy.filter(predicate).count >= count }, timeout: timeout)
+    await state.wait(
+      until: { $0.events.lazy.filter(predicate).count >= count }, timeout: timeout)
   }
 
   /// Waits until every event `manager` published before this call is recorded, by running a
@@ -103,7 +97,7 @@ public final class EventLog: Sendable {
     -> Bool
   {
     let marker = FlushMarker()
-    state.withLock { $0.markers[ObjectIdentifier(marker)] = marker }
+    state.update { $0.markers[ObjectIdentifier(marker)] = marker }
     let target = markersFinished.value + 1
     manager.enqueue(marker)
     return await markersFinished.wait(untilAtLeast: target, timeout: timeout)
@@ -117,40 +111,17 @@ public final class EventLog: Sendable {
   }
 
   private func record(_ event: OperationEvent) {
-    let (isMarker, satisfied) = state.withLock { state -> (Bool, [Waiter]) in
+    let isMarker = state.update { state -> Bool in
       state.received += 1
-      if state.markers[event.operationID] != nil { return (true, []) }
+      if state.markers[event.operationID] != nil { return true }
       state.events.append(event)
       state.byOperation[event.operationID, default: []].append(event)
-      let events = state.events
-      let satisfied = state.waiters.filter { $0.value.condition(events) }
-      for id in satisfied.keys { state.waiters[id] = nil }
-      return (false, Array(satisfied.values))
+      return false
     }
-    if isMarker {
-      if event.kind == .finished(.success) { markersFinished.increment() }
-      return
-    }
-    for waiter in satisfied { waiter.continuation.resume(returning: true) }
-    onEvent?(event)
-  }
-
-  private func wait(
-    until condition: @escaping @Sendable ([OperationEvent]) -> Bool, timeout: Duration
-  ) async -> Bool {
-    await withCheckedContinuation { continuation in
-      let id = state.withLock { state -> UInt64? in
-        guard !condition(state.events) else { return nil }
-        let id = state.nextWaiterID
-        state.nextWaiterID += 1
-        state.waiters[id] = Waiter(condition: condition, continuation: continuation)
-        return id
-      }
-      guard let id else { return continuation.resume(returning: true) }
-      DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) { [self] in
-        let expired = state.withLock { $0.waiters.removeValue(forKey: id) }
-        expired?.continuation.resume(returning: false)
-      }
+    if !isMarker {
+      onEvent?(event)
+    } else if event.kind == .finished(.success) {
+      markersFinished.increment()
     }
   }
 }

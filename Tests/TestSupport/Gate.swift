@@ -1,5 +1,4 @@
 import Dispatch
-import OperationCore
 
 /// A one-shot latch: closed until `open()`, then open for good.
 ///
@@ -9,41 +8,33 @@ import OperationCore
 public final class Gate: Sendable {
   private struct State {
     var isOpen = false
-    var nextID: UInt64 = 0
-    var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     var callbacks: [@Sendable () -> Void] = []
   }
 
-  private let state = Locked(State())
+  private let state = Waitable(State())
 
   /// Creates a closed gate.
   public init() {}
 
   /// Whether `open()` was called.
-  public var isOpen: Bool { state.withLock { $0.isOpen } }
+  public var isOpen: Bool { state.read { $0.isOpen } }
 
   /// Opens the gate: resumes every waiter and runs every callback, outside the lock. Opening
   /// twice is harmless.
   public func open() {
-    let (waiters, callbacks) = state.withLock { state in
-      guard !state.isOpen else {
-        return ([CheckedContinuation<Bool, Never>](), [@Sendable () -> Void]())
-      }
+    let callbacks = state.update { state -> [@Sendable () -> Void] in
+      guard !state.isOpen else { return [] }
       state.isOpen = true
-      defer {
-        state.waiters.removeAll()
-        state.callbacks.removeAll()
-      }
-      return (Array(state.waiters.values), state.callbacks)
+      defer { state.callbacks = [] }
+      return state.callbacks
     }
-    for waiter in waiters { waiter.resume(returning: true) }
     for callback in callbacks { callback() }
   }
 
   /// Runs `body` once the gate is open: at once on this thread if it is open already,
   /// otherwise on the thread that opens it.
   public func whenOpen(_ body: @escaping @Sendable () -> Void) {
-    let runNow = state.withLock { state in
+    let runNow = state.update { state in
       if state.isOpen { return true }
       state.callbacks.append(body)
       return false
@@ -54,20 +45,7 @@ public final class Gate: Sendable {
   /// Waits until the gate opens; false if `timeout` passed first.
   @discardableResult
   public func wait(timeout: Duration = .seconds(30)) async -> Bool {
-    await withCheckedContinuation { continuation in
-      let id = state.withLock { state -> UInt64? in
-        if state.isOpen { return nil }
-        let id = state.nextID
-        state.nextID += 1
-        state.waiters[id] = continuation
-        return id
-      }
-      guard let id else { return continuation.resume(returning: true) }
-      DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) { [weak self] in
-        let expired = self?.state.withLock { $0.waiters.removeValue(forKey: id) }
-        expired?.resume(returning: false)
-      }
-    }
+    await state.wait(until: { $0.isOpen }, timeout: timeout)
   }
 
   /// Blocks the calling thread until the gate opens; false if `timeout` passed first. Only for
