@@ -230,8 +230,8 @@ public final class EventInvariants: Sendable {
     case none, enqueued, started, ended
   }
 
-  /// The first rule `kinds` breaks, or nil.
-  static func lifecycleProblem(_ kinds: [OperationEvent.Kind]) -> String? {
+  /// The first rule of the lifecycle grammar that one operation's event `kinds` break, or nil.
+  public static func lifecycleProblem(_ kinds: [OperationEvent.Kind]) -> String? {
     guard !kinds.isEmpty else { return nil }
     var position = Position.none
     var stalled = 0
