@@ -13,18 +13,8 @@ import Testing
   @Test func aJoinWhosePublisherIsHeldUpIsNotReportedAfterTheFinish() async throws {
     let manager = OperationQueueManager(name: "edges.order.join")
     let working = ManualOperation(key: 1)
-    let workingID = ObjectIdentifier(working)
-    let seen = Recorder<OperationEvent.Kind>()
-    let joinPublishing = Gate()
-    let finishedSeen = Gate()
-    let tap = EventTap(manager) { event in
-      guard event.operationID == workingID else { return }
-      if event.kind == .joined {
-        joinPublishing.open()
-        _ = finishedSeen.block(timeout: .seconds(1))
-      }
-      seen.record(event.kind)
-      if case .finished = event.kind { finishedSeen.open() }
+    let tap = HoldingTap(manager, working, holding: .joined) {
+      if case .finished = $0 { true } else { false }
     }
     let handlers = AsyncCounter()
     manager.enqueue(working) { _ in handlers.increment() }
@@ -34,41 +24,28 @@ import Testing
       manager.enqueue(ManualOperation(key: 1)) { _ in handlers.increment() }
       joinReturned.open()
     }
-    #expect(await joinPublishing.wait(timeout: .seconds(5)))
+    #expect(await tap.holding.wait(timeout: .seconds(5)))
     // The request has joined; the work finishes from another thread meanwhile.
     Thread.detachNewThread { working.release(1) }
     #expect(await joinReturned.wait(timeout: .seconds(5)))
     #expect(await handlers.wait(untilAtLeast: 2, timeout: .seconds(5)))
     #expect(await becomesIdle(manager, within: .seconds(5)))
-    let kinds = seen.values
+    let kinds = tap.seen.values
     #expect(EventInvariants.lifecycleProblem(kinds) == nil, "\(kinds)")
-    withExtendedLifetime(tap) {}
   }
 
   @Test func aFirstEnqueueWhosePublisherIsHeldUpIsNotReportedAfterAJoin() async throws {
     let manager = OperationQueueManager(name: "edges.order.first")
     manager.isSuspended = true
     let first = ManualOperation(key: 1, ending: .returning(1))
-    let firstID = ObjectIdentifier(first)
-    let seen = Recorder<OperationEvent.Kind>()
-    let enqueuedPublishing = Gate()
-    let joinedSeen = Gate()
-    let tap = EventTap(manager) { event in
-      guard event.operationID == firstID else { return }
-      if event.kind == .enqueued {
-        enqueuedPublishing.open()
-        _ = joinedSeen.block(timeout: .seconds(1))
-      }
-      seen.record(event.kind)
-      if event.kind == .joined { joinedSeen.open() }
-    }
+    let tap = HoldingTap(manager, first, holding: .enqueued) { $0 == .joined }
     let handlers = AsyncCounter()
     let firstReturned = Gate()
     Thread.detachNewThread {
       manager.enqueue(first) { _ in handlers.increment() }
       firstReturned.open()
     }
-    #expect(await enqueuedPublishing.wait(timeout: .seconds(5)))
+    #expect(await tap.holding.wait(timeout: .seconds(5)))
     // The first request is admitted; an identical one arrives from another thread meanwhile.
     let secondReturned = Gate()
     Thread.detachNewThread {
@@ -80,8 +57,35 @@ import Testing
     manager.isSuspended = false
     #expect(await handlers.wait(untilAtLeast: 2, timeout: .seconds(5)))
     #expect(await becomesIdle(manager, within: .seconds(5)))
-    let kinds = seen.values
+    let kinds = tap.seen.values
     #expect(EventInvariants.lifecycleProblem(kinds) == nil, "\(kinds)")
-    withExtendedLifetime(tap) {}
+  }
+
+  /// Holds the thread that publishes `held` for one operation inside the event (until an event
+  /// satisfying `until` is handed over, at most a second), and records that operation's events
+  /// in the order they are handed over.
+  struct HoldingTap {
+    /// The operation's event kinds, in the order they were handed over.
+    let seen = Recorder<OperationEvent.Kind>()
+    /// Opened when the held event's publisher is held.
+    let holding = Gate()
+    private let tap: EventTap
+
+    init(
+      _ manager: OperationQueueManager, _ operation: Operation, holding held: OperationEvent.Kind,
+      until release: @escaping @Sendable (OperationEvent.Kind) -> Bool
+    ) {
+      let id = ObjectIdentifier(operation)
+      let (seen, holding, released) = (seen, holding, Gate())
+      tap = EventTap(manager) { event in
+        guard event.operationID == id else { return }
+        if event.kind == held {
+          holding.open()
+          _ = released.block(timeout: .seconds(1))
+        }
+        seen.record(event.kind)
+        if release(event.kind) { released.open() }
+      }
+    }
   }
 }
