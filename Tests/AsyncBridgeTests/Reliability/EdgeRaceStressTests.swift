@@ -18,7 +18,7 @@ import Testing
   @Test(.timeLimit(.minutes(2)))
   func cancelAllRacingAdmissionCancelsEveryAdmittedOperation() async throws {
     let seed = StressSettings.seed()
-    let rounds = 400
+    let rounds = 1_000
     let stop = ContinuousClock.now + .seconds(8)
     var roundsRun = 0
     for round in 0..<rounds where ContinuousClock.now < stop {
