@@ -36,7 +36,10 @@ public struct OperationEventStream: AsyncSequence, Sendable {
 }
 
 extension OperationQueueManager {
-  /// Starts a stream of this manager's lifecycle events from now on.
+  /// Starts a stream of the lifecycle events of the operations this manager admits from now
+  /// on, each from its `enqueued` event to its terminal `finished` event: a stream never sees
+  /// half a lifecycle. (Operations admitted while nobody subscribes publish nothing, which is
+  /// what makes events free when unused.)
   ///
   /// - Parameter bufferSize: How many unread events the stream keeps; beyond that the oldest
   ///   are dropped. Defaults to 1,024.

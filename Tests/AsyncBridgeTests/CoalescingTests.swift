@@ -9,13 +9,14 @@ import Testing
   /// Starts `count` tasks performing operations with `key`: the first with `operation`, the
   /// others with fresh instances that join it. Returns once all are registered.
   private func waiters(
-    _ count: Int, on operation: Held, key: Int, manager: OperationQueueManager, log: EventLog
-  ) async -> (tasks: [Task<Int, any Error>], joiners: [Held]) {
+    _ count: Int, on operation: ManualOperation, key: Int, manager: OperationQueueManager,
+    log: EventLog
+  ) async -> (tasks: [Task<Int, any Error>], joiners: [ManualOperation]) {
     var tasks = [Task { try await manager.perform(operation) }]
     #expect(await log.wait(for: .enqueued, of: operation))
-    var joiners: [Held] = []
+    var joiners: [ManualOperation] = []
     for _ in 1..<count {
-      let joiner = Held(key: key)
+      let joiner = ManualOperation(key: key)
       joiners.append(joiner)
       tasks.append(Task { try await manager.perform(joiner) })
     }
@@ -26,9 +27,9 @@ import Testing
   @Test func waitersOnOneKeyShareOneExecution() async throws {
     let manager = OperationQueueManager(name: "coalesce.share")
     let log = EventLog(manager)
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let (tasks, joiners) = await waiters(4, on: operation, key: 1, manager: manager, log: log)
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     operation.release(42)
     for task in tasks { await expectValue(42, from: task) }
     #expect(operation.mainCalls.value == 1)
@@ -39,16 +40,16 @@ import Testing
   @Test func cancellingOneWaiterKeepsSharedWorkRunning() async throws {
     let manager = OperationQueueManager(name: "coalesce.cancelOne")
     let log = EventLog(manager)
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let (tasks, _) = await waiters(4, on: operation, key: 1, manager: manager, log: log)
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
 
     // The task that enqueued the work leaves; the others still want it.
     tasks[0].cancel()
     await expectCancellation(of: tasks[0], within: .seconds(10))
     #expect(!operation.isCancelled)
     #expect(operation.isExecuting)
-    #expect(operation.stopCalls.value == 0)
+    #expect(operation.cancelHookCalls.value == 0)
 
     operation.release(42)
     for task in tasks.dropFirst() { await expectValue(42, from: task) }
@@ -59,15 +60,15 @@ import Testing
   @Test func cancellingEveryWaiterCancelsExecutingWorkExactlyOnce() async throws {
     let manager = OperationQueueManager(name: "coalesce.cancelAllExecuting")
     let log = EventLog(manager)
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let (tasks, joiners) = await waiters(4, on: operation, key: 1, manager: manager, log: log)
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
 
     for task in tasks { task.cancel() }
     for task in tasks { await expectCancellation(of: task, within: .seconds(10)) }
     #expect(operation.isCancelled)
-    #expect(operation.stopCalls.value == 1)
-    #expect(joiners.allSatisfy { $0.stopCalls.value == 0 && $0.mainCalls.value == 0 })
+    #expect(operation.cancelHookCalls.value == 1)
+    #expect(joiners.allSatisfy { $0.cancelHookCalls.value == 0 && $0.mainCalls.value == 0 })
     #expect(await becomesIdle(manager))
     #expect(await log.flush(manager))
     #expect(log.events(.finished(.cancelled), of: operation).count == 1)
@@ -78,7 +79,7 @@ import Testing
     let manager = OperationQueueManager(name: "coalesce.cancelAllSuspended")
     manager.isSuspended = true
     let log = EventLog(manager)
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let (tasks, _) = await waiters(4, on: operation, key: 1, manager: manager, log: log)
 
     // Cancel concurrently, from several threads at once.
@@ -95,9 +96,9 @@ import Testing
     #expect(await log.flush(manager))
     #expect(log.events(.finished(.cancelled), of: operation).count == 1)
     // The cancelled work is no longer joinable: a new request starts fresh work.
-    let fresh = Held(key: 1)
+    let fresh = ManualOperation(key: 1)
     let freshTask = Task { try await manager.perform(fresh) }
-    #expect(await fresh.started())
+    #expect(await fresh.started.wait())
     fresh.release(1)
     await expectValue(1, from: freshTask)
   }
@@ -106,7 +107,7 @@ import Testing
     let manager = OperationQueueManager(name: "coalesce.mixed")
     manager.isSuspended = true
     let log = EventLog(manager)
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let handlerResults = Locked<[Int]>([])
     let handlersDone = AsyncCounter()
 
@@ -115,19 +116,19 @@ import Testing
       handlersDone.increment()
     }
     #expect(first === operation)
-    let asyncTask = Task { try await manager.perform(Held(key: 1)) }
+    let asyncTask = Task { try await manager.perform(ManualOperation(key: 1)) }
     #expect(await log.wait(for: .joined, of: operation, count: 1))
-    let second = manager.enqueue(Held(key: 1)) { result in
+    let second = manager.enqueue(ManualOperation(key: 1)) { result in
       if case .success(let value) = result { handlerResults.withLock { $0.append(value) } }
       handlersDone.increment()
     }
     #expect(second === operation)
-    let lateTask = Task { try await manager.perform(Held(key: 1)) }
+    let lateTask = Task { try await manager.perform(ManualOperation(key: 1)) }
     #expect(await log.wait(for: .joined, of: operation, count: 3))
     #expect(manager.outstandingOperationCount == 1)
 
     manager.isSuspended = false
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     operation.release(8)
     await expectValue(8, from: asyncTask)
     await expectValue(8, from: lateTask)
@@ -140,21 +141,21 @@ import Testing
   @Test func completionHandlerWaiterKeepsWorkAliveWhenAsyncWaitersLeave() async throws {
     let manager = OperationQueueManager(name: "coalesce.handlerKeepsAlive")
     let log = EventLog(manager)
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let (tasks, _) = await waiters(2, on: operation, key: 1, manager: manager, log: log)
     let handlerResult = Locked<Result<Int, any Error>?>(nil)
     let handlerDone = Gate()
-    manager.enqueue(Held(key: 1)) { result in
+    manager.enqueue(ManualOperation(key: 1)) { result in
       handlerResult.withLock { $0 = result }
       handlerDone.open()
     }
     #expect(await log.wait(for: .joined, of: operation, count: 2))
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
 
     for task in tasks { task.cancel() }
     for task in tasks { await expectCancellation(of: task, within: .seconds(10)) }
     #expect(!operation.isCancelled)
-    #expect(operation.stopCalls.value == 0)
+    #expect(operation.cancelHookCalls.value == 0)
     #expect(!handlerDone.isOpen)
 
     operation.release(5)
@@ -168,7 +169,7 @@ import Testing
     manager.isSuspended = true
     let log = EventLog(manager)
     let callers = 64
-    let operations = (0..<callers).map { _ in Held(key: 1) }
+    let operations = (0..<callers).map { _ in ManualOperation(key: 1) }
     let start = Gate()
     var tasks: [Task<Int, any Error>] = []
     for operation in operations {

@@ -9,22 +9,25 @@ import Testing
   @Test func oneOperationYieldsEnqueuedStartedFinishedInOrder() async throws {
     let manager = OperationQueueManager(name: "events.order")
     let events = manager.makeEvents()
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let task = Task { try await manager.perform(operation) }
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     operation.release(1)
     await expectValue(1, from: task)
 
-    var iterator = events.makeAsyncIterator()
-    var received: [OperationEvent] = []
-    for _ in 0..<3 {
-      guard let event = await iterator.next() else { break }
-      received.append(event)
-    }
+    let received =
+      await completing { () async -> [OperationEvent] in
+        var received: [OperationEvent] = []
+        for await event in events {
+          received.append(event)
+          if received.count == 3 { break }
+        }
+        return received
+      } ?? []
     #expect(received.map(\.kind) == [.enqueued, .started, .finished(.success)])
     #expect(received.allSatisfy { $0.operationID == ObjectIdentifier(operation) })
     #expect(received.allSatisfy { $0.key == operation.coalescingKey })
-    #expect(received.allSatisfy { $0.operationName == "Held[1]" })
+    #expect(received.allSatisfy { $0.operationName == "Manual[1]" })
     #expect(received.first?.waiterCount == 1)
     #expect(received.last?.waiterCount == 1)
     #expect(received.last?.duration != nil)
@@ -34,18 +37,18 @@ import Testing
     let manager = OperationQueueManager(name: "events.joined")
     manager.isSuspended = true
     let log = EventLog(manager)
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     var tasks = [Task { try await manager.perform(operation) }]
     #expect(await log.wait(for: .enqueued, of: operation))
-    tasks.append(Task { try await manager.perform(Held(key: 1)) })
+    tasks.append(Task { try await manager.perform(ManualOperation(key: 1)) })
     #expect(await log.wait(for: .joined, of: operation, count: 1))
-    tasks.append(Task { try await manager.perform(Held(key: 1)) })
+    tasks.append(Task { try await manager.perform(ManualOperation(key: 1)) })
     #expect(await log.wait(for: .joined, of: operation, count: 2))
     #expect(log.events(.joined, of: operation).map(\.waiterCount) == [2, 3])
     #expect(log.events(.joined, of: operation).allSatisfy { $0.key == operation.coalescingKey })
 
     manager.isSuspended = false
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     operation.release(1)
     for task in tasks { await expectValue(1, from: task) }
     #expect(await log.wait(for: .finished(.success), of: operation))
@@ -55,9 +58,9 @@ import Testing
   @Test func cancellationYieldsFinishedCancelled() async throws {
     let manager = OperationQueueManager(name: "events.cancelled")
     let log = EventLog(manager)
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let task = Task { try await manager.perform(operation) }
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     task.cancel()
     await expectCancellation(of: task)
     #expect(await log.wait(for: .finished(.cancelled), of: operation))
@@ -67,7 +70,7 @@ import Testing
   @Test func timeoutYieldsFinishedTimedOut() async throws {
     let manager = OperationQueueManager(name: "events.timedOut")
     let log = EventLog(manager)
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     operation.timeout = .milliseconds(50)
     let task = Task { try await manager.perform(operation) }
     let outcome = await result(of: task)
@@ -82,10 +85,10 @@ import Testing
     let manager = OperationQueueManager(name: "events.stalled")
     manager.stallThreshold = .milliseconds(50)
     let log = EventLog(manager)
-    let operation = Held(key: 1)
-    let quick = ImmediateOperation(value: 2)
+    let operation = ManualOperation(key: 1)
+    let quick = ManualOperation(ending: .returning(2))
     let task = Task { try await manager.perform(operation) }
-    #expect(try await manager.perform(quick) == 2)
+    #expect(try await withDeadline { try await manager.perform(quick) } == 2)
     #expect(await log.wait(for: .stalled, of: operation))
     #expect(log.events(.stalled, of: operation).first?.duration == .milliseconds(50))
     operation.release(1)
@@ -100,9 +103,9 @@ import Testing
     manager.stallThreshold = .milliseconds(5)
     manager.stallThreshold = nil
     let log = EventLog(manager)
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let task = Task { try await manager.perform(operation) }
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     // Ten times the cleared threshold: a stall check scheduled at the start would have run.
     try await Task.sleep(for: .milliseconds(50))
     operation.release(1)
@@ -116,11 +119,11 @@ import Testing
     let manager = OperationQueueManager(name: "events.slow", maxConcurrentOperationCount: 4)
     let events = manager.makeEvents(bufferSize: 4)
     let count = 1_000
-    for value in 0..<count { manager.enqueue(ImmediateOperation(value: value)) }
+    for value in 0..<count { manager.enqueue(ManualOperation(ending: .returning(value))) }
     #expect(await becomesIdle(manager))
 
     // Nobody iterated while 3,000 events were published. A marker shows where they end.
-    let marker = Held(key: 1)
+    let marker = ManualOperation(key: 1)
     manager.enqueue(marker)
     let buffered = await completing { () async -> Int in
       var seen = 0
@@ -156,7 +159,7 @@ import Testing
     }
     #expect(manager.events.hasSubscribers)
     iterating.cancel()
-    _ = await iterating.value
+    #expect(await value(of: iterating) != nil)
     #expect(await eventually { !manager.events.hasSubscribers })
   }
 }

@@ -58,9 +58,9 @@ import Testing
 
   private static func completed() async -> Survivors {
     let manager = OperationQueueManager(name: "leak.completion")
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let task = Task { try await manager.perform(operation) }
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     operation.release(1)
     await expectValue(1, from: task)
     #expect(await becomesIdle(manager))
@@ -69,9 +69,9 @@ import Testing
 
   private static func cancelledWhileExecuting() async -> Survivors {
     let manager = OperationQueueManager(name: "leak.cancelExecuting")
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let task = Task { try await manager.perform(operation) }
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     task.cancel()
     await expectCancellation(of: task)
     #expect(await becomesIdle(manager))
@@ -82,7 +82,7 @@ import Testing
     let manager = OperationQueueManager(name: "leak.cancelPending")
     manager.isSuspended = true
     let log = EventLog(manager)
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let task = Task { try await manager.perform(operation) }
     #expect(await log.wait(for: .enqueued, of: operation))
     task.cancel()

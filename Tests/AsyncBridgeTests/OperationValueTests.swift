@@ -8,11 +8,11 @@ import Testing
 @Suite struct OperationValueTests {
   @Test func valueOfAnAlreadyEnqueuedOperation() async throws {
     let manager = OperationQueueManager(name: "value.enqueued")
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     manager.enqueue(operation)
     let first = Task { try await operation.value() }
     let second = Task { try await operation.value() }
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     operation.release(8)
     await expectValue(8, from: first)
     await expectValue(8, from: second)
@@ -22,9 +22,9 @@ import Testing
 
   @Test func valueOfAnAlreadyFinishedOperationReturnsAtOnce() async throws {
     let manager = OperationQueueManager(name: "value.finished")
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     manager.enqueue(operation)
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     operation.release(6)
     #expect(await becomesIdle(manager))
 
@@ -35,9 +35,9 @@ import Testing
 
   @Test func valueOfAnAlreadyCancelledOperationThrowsCancellationError() async throws {
     let manager = OperationQueueManager(name: "value.cancelled")
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     manager.enqueue(operation)
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     operation.cancel()
     #expect(await becomesIdle(manager))
     let task = Task { try await operation.value() }
@@ -46,9 +46,9 @@ import Testing
 
   @Test func cancellingAValueWaiterLeavesAnEnqueuedOperationRunning() async throws {
     let manager = OperationQueueManager(name: "value.leave")
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     manager.enqueue(operation)
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     let leaving = Task { try await operation.value() }
     let staying = Task { try await operation.value() }
     leaving.cancel()

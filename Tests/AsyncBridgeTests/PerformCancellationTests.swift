@@ -9,9 +9,9 @@ import Testing
 @Suite struct PerformCancellationTests {
   @Test func performReturnsTheOperationsValue() async throws {
     let manager = OperationQueueManager(name: "perform.value")
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let task = Task { try await manager.perform(operation) }
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     operation.release(42)
     await expectValue(42, from: task)
     #expect(await becomesIdle(manager))
@@ -20,9 +20,9 @@ import Testing
 
   @Test func performRethrowsTheOperationsFailure() async throws {
     let manager = OperationQueueManager(name: "perform.failure")
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let task = Task { try await manager.perform(operation) }
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     operation.fail(Boom(code: 7))
     let outcome = await result(of: task)
     #expect(throws: Boom(code: 7)) { try outcome?.get() }
@@ -31,7 +31,7 @@ import Testing
   @Test func alreadyCancelledTaskGetsCancellationErrorWithoutEnqueueing() async throws {
     let manager = OperationQueueManager(name: "cancel.early")
     let log = EventLog(manager)
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let cancelled = Gate()
     let task = Task {
       await cancelled.wait()  // Ignores cancellation: the task calls in already cancelled.
@@ -52,32 +52,32 @@ import Testing
 
     // The untouched operation can still be performed by someone else.
     let later = Task { try await manager.perform(operation) }
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     operation.release(3)
     await expectValue(3, from: later)
   }
 
   @Test func cancellingWhileExecutingCancelsTheOperationAndFreesTheQueue() async throws {
     let manager = OperationQueueManager(name: "cancel.late", maxConcurrentOperationCount: 1)
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let task = Task { try await manager.perform(operation) }
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     #expect(operation.isExecuting)
 
     task.cancel()
     await expectCancellation(of: task, within: .seconds(10))
     // The only waiter left, so the operation was cancelled and told to stop, once.
     #expect(operation.isCancelled)
-    #expect(operation.stopCalls.value == 1)
+    #expect(operation.cancelHookCalls.value == 1)
     #expect(await becomesIdle(manager))
     #expect(operation.isFinished)
 
     // A late finish is a no-op and the queue slot is free for new work.
     operation.release(99)
     #expect(throws: CancellationError.self) { try operation.result?.get() }
-    let next = ImmediateOperation(value: 5)
-    #expect(try await manager.perform(next) == 5)
-    #expect(operation.stopCalls.value == 1)
+    let next = ManualOperation(ending: .returning(5))
+    #expect(try await withDeadline { try await manager.perform(next) } == 5)
+    #expect(operation.cancelHookCalls.value == 1)
     #expect(operation.mainCalls.value == 1)
   }
 
@@ -85,7 +85,7 @@ import Testing
     let manager = OperationQueueManager(name: "cancel.suspended")
     manager.isSuspended = true
     let log = EventLog(manager)
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let task = Task { try await manager.perform(operation) }
     #expect(await log.wait(for: .enqueued, of: operation))
 
@@ -104,17 +104,17 @@ import Testing
     #expect(await becomesIdle(manager))
     #expect(operation.isFinished)
     #expect(operation.mainCalls.value == 0)
-    #expect(operation.stopCalls.value == 0)
+    #expect(operation.cancelHookCalls.value == 0)
   }
 
   @Test func cancellingWhilePendingBehindABlockerResumesAtOnce() async throws {
     let manager = OperationQueueManager(name: "cancel.pending", maxConcurrentOperationCount: 1)
     let log = EventLog(manager)
-    let blocker = Held(key: 0)
+    let blocker = ManualOperation(key: 0)
     let blockerTask = Task { try await manager.perform(blocker) }
-    #expect(await blocker.started())
+    #expect(await blocker.started.wait())
 
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let task = Task { try await manager.perform(operation) }
     #expect(await log.wait(for: .enqueued, of: operation))
 
@@ -132,6 +132,6 @@ import Testing
     await expectValue(7, from: blockerTask)
     #expect(await becomesIdle(manager))
     #expect(operation.mainCalls.value == 0)
-    #expect(operation.stopCalls.value == 0)
+    #expect(operation.cancelHookCalls.value == 0)
   }
 }

@@ -9,15 +9,17 @@ import Testing
 @Suite struct RunClosureTests {
   @Test func runReturnsTheClosuresValue() async throws {
     let manager = OperationQueueManager(name: "run.value")
-    #expect(try await manager.run { 42 } == 42)
-    #expect(try await manager.run(key: "k") { "keyed" } == "keyed")
+    #expect(try await withDeadline { try await manager.run { 42 } } == 42)
+    #expect(try await withDeadline { try await manager.run(key: "k") { "keyed" } } == "keyed")
     #expect(await becomesIdle(manager))
   }
 
   @Test func runRethrowsTheClosuresError() async throws {
     let manager = OperationQueueManager(name: "run.error")
     await #expect(throws: Boom(code: 1)) {
-      try await manager.run { () async throws -> Int in throw Boom(code: 1) }
+      try await withDeadline {
+        try await manager.run { () async throws -> Int in throw Boom(code: 1) }
+      }
     }
     #expect(await becomesIdle(manager))
   }
@@ -116,6 +118,24 @@ import Testing
     #expect(throws: CancellationError.self) { try first.result?.get() }
   }
 
+  /// A cancellation that lands after the queue started an `AsyncOperation` but before its
+  /// `main()` ran: the closure never runs and the operation still settles (with cancellation),
+  /// which is what releases its slot. Driven step by step: the cancellation hook first, as a
+  /// cancel from another thread in that window calls it, then `main()`.
+  @Test func asyncOperationCancelledBetweenStartAndMainSettlesWithoutRunning() async throws {
+    let ran = Gate()
+    let operation = AsyncOperation { () async throws -> Int in
+      ran.open()
+      return 1
+    }
+    operation.operationWasCancelled()
+    operation.main()
+    #expect(
+      operation.result.map { EventInvariants.completion(of: $0) } == .cancelled,
+      "main() after the cancellation hook did not settle the operation")
+    #expect(!ran.isOpen)
+  }
+
   @Test func runWithAKeyCoalescesCalls() async throws {
     let manager = OperationQueueManager(name: "run.coalesce")
     manager.isSuspended = true
@@ -148,12 +168,13 @@ import Testing
     manager.isSuspended = true
     let executions = AsyncCounter()
     let handlerValue = Locked<Int?>(nil)
+    // Before the enqueue: a subscriber sees the operations admitted after it subscribed.
+    let log = EventLog(manager)
     let enqueued = AsyncOperation(coalescingKey: "shared") { () async throws -> Int in
       executions.increment()
       return 1
     }
     manager.enqueue(enqueued) { result in handlerValue.withLock { $0 = try? result.get() } }
-    let log = EventLog(manager)
     let joining = Task {
       try await manager.run(key: "shared") { () async throws -> Int in
         executions.increment()

@@ -9,34 +9,34 @@ import Testing
 @Suite struct TypedThrowsTests {
   /// Performs `operation` in a new task and returns its typed outcome.
   private func typedFailure(
-    of operation: TypedHeld, on manager: OperationQueueManager
+    of operation: TestOperation<TestFailure>, on manager: OperationQueueManager
   ) -> Task<Result<Int, TestFailure>, Never> {
     Task { await Self.performTyped(operation, on: manager) }
   }
 
   @Test func typedValueArrives() async throws {
     let manager = OperationQueueManager(name: "typed.value")
-    let operation = TypedHeld(key: 1)
+    let operation = TestOperation<TestFailure>(key: 1)
     let task = typedFailure(of: operation, on: manager)
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     operation.release(4)
     #expect(await value(of: task) == .success(4))
   }
 
   @Test func typedFailureIsCaughtAsItsOwnType() async throws {
     let manager = OperationQueueManager(name: "typed.failure")
-    let operation = TypedHeld(key: 1)
+    let operation = TestOperation<TestFailure>(key: 1)
     let task = typedFailure(of: operation, on: manager)
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     operation.fail(.broken(3))
     #expect(await value(of: task) == .failure(.broken(3)))
   }
 
   @Test func lateCancellationArrivesAsTypedCancellation() async throws {
     let manager = OperationQueueManager(name: "typed.lateCancel")
-    let operation = TypedHeld(key: 1)
+    let operation = TestOperation<TestFailure>(key: 1)
     let task = typedFailure(of: operation, on: manager)
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     task.cancel()
     #expect(await value(of: task, within: .seconds(10)) == .failure(.cancelled))
     #expect(operation.isCancelled)
@@ -46,7 +46,7 @@ import Testing
   @Test func earlyCancellationArrivesAsTypedCancellationWithoutEnqueueing() async throws {
     let manager = OperationQueueManager(name: "typed.earlyCancel")
     let log = EventLog(manager)
-    let operation = TypedHeld(key: 1)
+    let operation = TestOperation<TestFailure>(key: 1)
     let cancelled = Gate()
     let task = Task { () async -> Result<Int, TestFailure> in
       await cancelled.wait()
@@ -66,7 +66,7 @@ import Testing
     let manager = OperationQueueManager(name: "typed.opCancel")
     manager.isSuspended = true
     let log = EventLog(manager)
-    let operation = TypedHeld(key: 1)
+    let operation = TestOperation<TestFailure>(key: 1)
     let task = typedFailure(of: operation, on: manager)
     #expect(await log.wait(for: .enqueued, of: operation))
     operation.cancel()
@@ -77,22 +77,22 @@ import Testing
 
   @Test func timeoutArrivesAsTypedTimeout() async throws {
     let manager = OperationQueueManager(name: "typed.timeout")
-    let operation = TypedHeld(key: 1)
+    let operation = TestOperation<TestFailure>(key: 1)
     operation.timeout = .milliseconds(50)
     let task = typedFailure(of: operation, on: manager)
     #expect(await value(of: task) == .failure(.timedOut(.milliseconds(50))))
     // The timer thread tells the work to stop after resuming the waiters.
-    #expect(await operation.stopCalls.wait(untilAtLeast: 1))
+    #expect(await operation.cancelHookCalls.wait(untilAtLeast: 1))
     #expect(await becomesIdle(manager))
-    #expect(operation.stopCalls.value == 1)
+    #expect(operation.cancelHookCalls.value == 1)
   }
 
   @Test func typedValueOfAnEnqueuedOperation() async throws {
     let manager = OperationQueueManager(name: "typed.opValue")
-    let operation = TypedHeld(key: 1)
+    let operation = TestOperation<TestFailure>(key: 1)
     manager.enqueue(operation)
     let task = Task { await Self.typedValue(of: operation) }
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     operation.fail(.broken(9))
     #expect(await value(of: task) == .failure(.broken(9)))
   }
@@ -100,7 +100,7 @@ import Testing
   /// Performs `operation` and returns its outcome. The `catch` binds `error` as `TestFailure`
   /// (not `any Error`), or this does not compile.
   private static func performTyped(
-    _ operation: TypedHeld, on manager: OperationQueueManager
+    _ operation: TestOperation<TestFailure>, on manager: OperationQueueManager
   ) async -> Result<Int, TestFailure> {
     do {
       return .success(try await manager.perform(operation))
@@ -111,7 +111,9 @@ import Testing
   }
 
   /// Awaits `operation.value()` with typed failures; see `performTyped(_:on:)`.
-  private static func typedValue(of operation: TypedHeld) async -> Result<Int, TestFailure> {
+  private static func typedValue(of operation: TestOperation<TestFailure>) async -> Result<
+    Int, TestFailure
+  > {
     do {
       return .success(try await operation.value())
     } catch {

@@ -8,12 +8,12 @@ import Testing
 @Suite struct WaitUntilIdleTests {
   @Test func returnsOnceTheLastOperationFinishes() async throws {
     let manager = OperationQueueManager(name: "idle.returns")
-    let first = Held(key: 1)
-    let second = Held(key: 2)
+    let first = ManualOperation(key: 1)
+    let second = ManualOperation(key: 2)
     manager.enqueue(first)
     manager.enqueue(second)
-    #expect(await first.started())
-    #expect(await second.started())
+    #expect(await first.started.wait())
+    #expect(await second.started.wait())
     let returned = Gate()
     let waiters = (0..<3).map { _ in
       Task {
@@ -30,13 +30,45 @@ import Testing
     #expect(manager.isIdle)
   }
 
+  /// Waiters are resumed before the queue slot is released: while a completion handler is
+  /// still running, the operation is outstanding and the manager is not idle.
+  @Test func aCompletionHandlerStillRunningKeepsTheManagerFromBeingIdle() async throws {
+    let manager = OperationQueueManager(name: "idle.handler")
+    let operation = ManualOperation(key: 1)
+    let handlerEntered = Gate()
+    let handlerMayReturn = Gate()
+    manager.enqueue(operation) { _ in
+      handlerEntered.open()
+      _ = handlerMayReturn.block(timeout: .seconds(10))
+    }
+    #expect(await operation.started.wait())
+    DispatchQueue.global().async { operation.release(1) }
+    #expect(await handlerEntered.wait())
+
+    #expect(manager.outstandingOperationCount == 1)
+    #expect(!manager.isIdle)
+    let returned = Gate()
+    let waiter = Task {
+      try await manager.waitUntilIdle()
+      returned.open()
+    }
+    #expect(await returned.wait(timeout: .milliseconds(200)) == false)
+    #expect(manager.outstandingOperationCount == 1)
+
+    handlerMayReturn.open()
+    await expectSuccess(of: waiter)
+    #expect(manager.outstandingOperationCount == 0)
+  }
+
   @Test func returnsAtOnceWhenAlreadyIdle() async throws {
     let manager = OperationQueueManager(name: "idle.atOnce")
     // Idle: the wait is satisfied on the spot (nothing is registered to wait for).
     #expect(manager.whenIdle {} == nil)
     #expect(await becomesIdle(manager, within: .seconds(10)))
 
-    #expect(try await manager.perform(ImmediateOperation(value: 1)) == 1)
+    #expect(
+      try await withDeadline { try await manager.perform(ManualOperation(ending: .returning(1))) }
+        == 1)
     #expect(await becomesIdle(manager, within: .seconds(10)))
     #expect(manager.whenIdle {} == nil)
     #expect(await becomesIdle(manager, within: .seconds(10)))
@@ -44,9 +76,9 @@ import Testing
 
   @Test func cancellationThrowsWithoutAffectingPendingOperations() async throws {
     let manager = OperationQueueManager(name: "idle.cancel")
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     let performer = Task { try await manager.perform(operation) }
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
 
     let waiter = Task { try await manager.waitUntilIdle() }
     // Let the waiter register before cancelling, so the cancellation handler does the work.
@@ -64,7 +96,7 @@ import Testing
 
   @Test func alreadyCancelledTaskThrowsWhileOperationsArePending() async throws {
     let manager = OperationQueueManager(name: "idle.earlyCancel")
-    let operation = Held(key: 1)
+    let operation = ManualOperation(key: 1)
     manager.enqueue(operation)
     let cancelled = Gate()
     let waiter = Task {
@@ -76,7 +108,7 @@ import Testing
     await expectCancellation(of: waiter, within: .seconds(10))
     #expect(!operation.isCancelled)
     #expect(manager.outstandingOperationCount == 1)
-    #expect(await operation.started())
+    #expect(await operation.started.wait())
     operation.release(1)
     #expect(await becomesIdle(manager))
   }

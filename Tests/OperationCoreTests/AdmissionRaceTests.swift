@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 /// Races between simultaneous admissions, and between delivery and the queue finishing work.
@@ -35,7 +36,7 @@ import Testing
     #expect(operations.withLock { $0.count } == rounds)
     manager.cancelAllOperations()
     manager.isSuspended = false
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
   }
 
   @Test func idleImpliesTheOutcomeOfWorkCancelledBeforeItStartedWasDelivered() async throws {
@@ -57,7 +58,7 @@ import Testing
     #expect(!operation.isFinished)
     #expect(!manager.isIdle)
     handlerMayReturn.open()
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(handlerReturned.isOpen)
     #expect(operation.isFinished && operation.isCancelled)
   }

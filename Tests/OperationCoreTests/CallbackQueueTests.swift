@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 @Suite struct CallbackQueueTests {
@@ -68,7 +69,7 @@ import Testing
     defer { manager.isSuspended = false }
     let canceller = TaggedQueue("callbacks.nil.canceller")
     let observations = Recorder<Bool>()
-    let operation = ManualOperation(value: 1)
+    let operation = ManualOperation(ending: .returning(1))
     manager.enqueue(operation) { _ in observations.record(canceller.isCurrent) }
 
     canceller.queue.async { operation.cancel() }
@@ -80,9 +81,9 @@ import Testing
   @Test func completionAddedAfterFinishStillRunsOnItsQueue() async throws {
     let manager = OperationQueueManager(name: "callbacks.late")
     let target = TaggedQueue("callbacks.late.target")
-    let operation = ManualOperation(value: 6)
+    let operation = ManualOperation(ending: .returning(6))
     manager.enqueue(operation)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
 
     let observations = Recorder<(onTarget: Bool, value: Int?)>()
     operation.addCompletion(on: .dispatch(target.queue)) {

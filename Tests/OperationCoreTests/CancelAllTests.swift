@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 @Suite struct CancelAllTests {
@@ -17,7 +18,7 @@ import Testing
 
     #expect(await results.wait(forCount: 6))
     #expect(results.values.allSatisfy { $0.isCancellation })
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(operations.allSatisfy { $0.isFinished })
     #expect(operations.allSatisfy { $0.isCancelled })
     // Executing work was told to stop; pending work never started.
@@ -31,7 +32,7 @@ import Testing
     let manager = OperationQueueManager(name: "cancelAll.suspended")
     manager.isSuspended = true
     let results = ResultRecorder()
-    let operations = (0..<5).map { ManualOperation(key: $0, value: $0) }
+    let operations = (0..<5).map { ManualOperation(key: $0, ending: .returning($0)) }
     for operation in operations {
       manager.enqueue(operation) { results.record($0) }
     }
@@ -47,7 +48,7 @@ import Testing
     #expect(manager.outstandingOperationCount == 5)
 
     manager.isSuspended = false
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(operations.allSatisfy { $0.isFinished })
     #expect(operations.allSatisfy { $0.mainCallCount == 0 })
     #expect(results.count == 6)
@@ -56,12 +57,12 @@ import Testing
   @Test func workEnqueuedAfterCancelAllRunsFresh() async throws {
     let manager = OperationQueueManager(name: "cancelAll.after")
     manager.isSuspended = true
-    let cancelled = ManualOperation(key: 1, value: 1)
+    let cancelled = ManualOperation(key: 1, ending: .returning(1))
     let results = ResultRecorder()
     manager.enqueue(cancelled) { results.record($0) }
     manager.cancelAllOperations()
 
-    let fresh = ManualOperation(key: 1, value: 2)
+    let fresh = ManualOperation(key: 1, ending: .returning(2))
     let admitted = manager.enqueue(fresh) { results.record($0) }
     #expect(admitted === fresh)
     manager.isSuspended = false
@@ -69,7 +70,7 @@ import Testing
     #expect(await results.wait(forCount: 2))
     #expect(results.values.first?.isCancellation == true)
     #expect(results.values.last?.value == 2)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(cancelled.mainCallCount == 0)
     #expect(fresh.mainCallCount == 1)
   }

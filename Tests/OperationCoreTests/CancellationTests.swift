@@ -28,7 +28,7 @@ import Testing
   @Test func cancelBeforeStartIsNotFinishedUntilTheQueueStartsIt() async throws {
     let manager = OperationQueueManager(name: "cancel.early.finish")
     manager.isSuspended = true
-    let operation = ManualOperation(value: 1)
+    let operation = ManualOperation(ending: .returning(1))
     manager.enqueue(operation) { _ in }
 
     operation.cancel()
@@ -39,7 +39,7 @@ import Testing
 
     manager.isSuspended = false
     #expect(await eventually { operation.isFinished })
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(operation.mainCallCount == 0)
     #expect(operation.cancelHookCallCount == 0)
     #expect(operation.result?.isCancellation == true)
@@ -47,14 +47,14 @@ import Testing
 
   @Test func cancelBeforeEnqueueDeliversCancellationAndNeverRunsMain() async throws {
     let manager = OperationQueueManager(name: "cancel.beforeEnqueue")
-    let operation = ManualOperation(value: 1)
+    let operation = ManualOperation(ending: .returning(1))
     operation.cancel()
     let results = ResultRecorder()
     manager.enqueue(operation) { results.record($0) }
 
     #expect(results.count == 1)
     #expect(results.values.first?.isCancellation == true)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(operation.isFinished)
     #expect(operation.mainCallCount == 0)
   }
@@ -81,13 +81,13 @@ import Testing
     #expect(operation.isFinished)
     #expect(!operation.isExecuting)
     #expect(operation.result?.isCancellation == true)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
   }
 
   @Test func cancelWhileExecutingReleasesTheQueueSlot() async throws {
     let manager = OperationQueueManager(name: "cancel.slot", maxConcurrentOperationCount: 1)
     let hung = ManualOperation()
-    let next = ManualOperation(value: 2)
+    let next = ManualOperation(ending: .returning(2))
     let results = ResultRecorder()
     manager.enqueue(hung)
     manager.enqueue(next) { results.record($0) }
@@ -97,7 +97,7 @@ import Testing
     hung.cancel()  // its work never calls finish
     #expect(await results.wait(forCount: 1))
     #expect(results.values.first?.value == 2)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(hung.isFinished)
   }
 
@@ -105,7 +105,7 @@ import Testing
     let manager = OperationQueueManager(name: "cancel.keepSlot", maxConcurrentOperationCount: 1)
     let slow = ManualOperation(keepsSlotWhenCancelled: true)
     let slowFinishedAtNextStart = Recorder<Bool>()
-    let next = ManualOperation(value: 2) { _ in
+    let next = ManualOperation(ending: .returning(2)) { _ in
       slowFinishedAtNextStart.record(slow.isFinished)
     }
     let results = ResultRecorder()
@@ -130,7 +130,7 @@ import Testing
     #expect(!slow.isExecuting)
     #expect(await next.started.wait())
     #expect(slowFinishedAtNextStart.values == [true])
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     // The late finish did not replace the cancellation or resume anybody again.
     #expect(results.count == 1)
     #expect(slow.result?.isCancellation == true)
@@ -142,9 +142,9 @@ import Testing
   @Test func cancelAfterFinishHasNoEffect() async throws {
     let manager = OperationQueueManager(name: "cancel.late")
     let results = ResultRecorder()
-    let operation = ManualOperation(value: 4)
+    let operation = ManualOperation(ending: .returning(4))
     manager.enqueue(operation) { results.record($0) }
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
 
     operation.cancel()
     #expect(!operation.isCancelled)

@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 @Suite struct ChainingTests {
@@ -18,7 +19,7 @@ import Testing
     #expect(await results.wait(forCount: 1))
     #expect(results.values.first?.value == "value 21")
     #expect(downstream.receivedInputs == [21])
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
   }
 
   @Test func upstreamFailureReachesTheDownstreamCallerAsIs() async throws {
@@ -34,13 +35,13 @@ import Testing
     #expect(await results.wait(forCount: 1))
     #expect(results.values.first?.failure as? TestError == TestError(code: 404))
     #expect(downstream.receivedInputs.isEmpty)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(downstream.isFinished)
   }
 
   @Test func typedUpstreamFailureReachesTheDownstreamCallerTyped() async throws {
     let manager = OperationQueueManager(name: "chain.typedFailure")
-    let upstream = TypedOperation()
+    let upstream = TestOperation<LoadFailure>()
     let downstream = TypedDescribeOperation(upstream: upstream)
     let results = Recorder<Result<String, LoadFailure>>()
     manager.enqueue(upstream)
@@ -66,13 +67,13 @@ import Testing
     #expect(await results.wait(forCount: 1))
     #expect(results.values.first?.failure is CancellationError)
     #expect(downstream.receivedInputs.isEmpty)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
   }
 
   @Test func upstreamCancelledBeforeStartReachesTheDownstreamCaller() async throws {
     let manager = OperationQueueManager(name: "chain.cancelEarly")
     manager.isSuspended = true
-    let upstream = ManualOperation(value: 1)
+    let upstream = ManualOperation(ending: .returning(1))
     let plainDownstream = DescribeOperation(upstream: upstream)
     let results = Recorder<Result<String, any Error>>()
     manager.enqueue(upstream)
@@ -84,7 +85,7 @@ import Testing
     #expect(results.values.first?.failure is CancellationError)
     #expect(plainDownstream.receivedInputs.isEmpty)
     #expect(upstream.mainCallCount == 0)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
   }
 
   @Test func upstreamTimeoutReachesTheDownstreamCallerAsATimeout() async throws {
@@ -101,13 +102,13 @@ import Testing
     #expect(error.timeout == .milliseconds(30))
     #expect(!(results.values.first?.failure is CancellationError))
     #expect(downstream.receivedInputs.isEmpty)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
   }
 
   @Test func chainRunsAcrossTwoManagers() async throws {
     let network = OperationQueueManager(name: "chain.network")
     let parsing = OperationQueueManager(name: "chain.parsing", maxConcurrentOperationCount: 1)
-    let upstream = ManualOperation(value: 5)
+    let upstream = ManualOperation(ending: .returning(5))
     let downstream = DescribeOperation(upstream: upstream, coalescingKey: "five")
     let results = Recorder<Result<String, any Error>>()
     parsing.enqueue(downstream) { results.record($0) }

@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 @Suite struct CoalescingTests {
@@ -21,14 +22,14 @@ import Testing
     #expect(results.values.compactMap(\.value) == Array(repeating: 99, count: 6))
     #expect(candidates[0].mainCallCount == 1)
     #expect(candidates.dropFirst().allSatisfy { $0.mainCallCount == 0 && !$0.isFinished })
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
   }
 
   @Test func differentKeysDoNotJoin() async throws {
     let manager = OperationQueueManager(name: "coalescing.keys")
     let results = ResultRecorder()
-    let first = ManualOperation(key: 1, value: 10)
-    let second = ManualOperation(key: 2, value: 20)
+    let first = ManualOperation(key: 1, ending: .returning(10))
+    let second = ManualOperation(key: 2, ending: .returning(20))
     #expect(manager.enqueue(first) { results.record($0) } === first)
     #expect(manager.enqueue(second) { results.record($0) } === second)
 
@@ -41,14 +42,14 @@ import Testing
   @Test func operationsWithoutKeysNeverJoin() async throws {
     let manager = OperationQueueManager(name: "coalescing.none")
     manager.isSuspended = true
-    let first = ManualOperation(value: 1)
-    let second = ManualOperation(value: 2)
+    let first = ManualOperation(ending: .returning(1))
+    let second = ManualOperation(ending: .returning(2))
     #expect(first.coalescingKey == nil)
     #expect(manager.enqueue(first) === first)
     #expect(manager.enqueue(second) === second)
     #expect(manager.outstandingOperationCount == 2)
     manager.isSuspended = false
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(first.mainCallCount == 1)
     #expect(second.mainCallCount == 1)
   }
@@ -57,8 +58,8 @@ import Testing
     let manager = OperationQueueManager(name: "coalescing.classes")
     manager.isSuspended = true
     let results = ResultRecorder()
-    let base = ManualOperation(key: 5, value: 1)
-    let subclass = OtherManualOperation(key: 5, value: 2)
+    let base = ManualOperation(key: 5, ending: .returning(1))
+    let subclass = OtherManualOperation(key: 5, ending: .returning(2))
     #expect(base.coalescingKey != subclass.coalescingKey)
     #expect(manager.enqueue(base) { results.record($0) } === base)
     #expect(manager.enqueue(subclass) { results.record($0) } === subclass)
@@ -89,7 +90,7 @@ import Testing
     #expect(
       Set([first, same, otherBase, otherClass, otherValue, stringBase, int64Base]).count == 6)
     #expect(first.baseValue as? Int == 3)
-    #expect(first.description.contains("ManualOperation"))
+    #expect(first.description.contains("TestOperation"))
     #expect(first.description.contains("3"))
     #expect(ManualOperation(key: 3).coalescingKey == first)
   }
@@ -98,11 +99,11 @@ import Testing
     let manager = OperationQueueManager(name: "coalescing.cancelled")
     manager.isSuspended = true
     let results = ResultRecorder()
-    let cancelled = ManualOperation(key: 1, value: 1)
+    let cancelled = ManualOperation(key: 1, ending: .returning(1))
     manager.enqueue(cancelled) { results.record($0) }
     cancelled.cancel()
 
-    let fresh = ManualOperation(key: 1, value: 2)
+    let fresh = ManualOperation(key: 1, ending: .returning(2))
     #expect(manager.enqueue(fresh) { results.record($0) } === fresh)
     #expect(manager.inFlightOperation(for: fresh.coalescingKey!) === fresh)
     manager.isSuspended = false
@@ -110,20 +111,20 @@ import Testing
     #expect(await results.wait(forCount: 2))
     #expect(results.values.first?.isCancellation == true)
     #expect(results.values.last?.value == 2)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(cancelled.mainCallCount == 0)
     #expect(fresh.mainCallCount == 1)
   }
 
   @Test func finishedOperationIsNeverJoined() async throws {
     let manager = OperationQueueManager(name: "coalescing.finished")
-    let first = ManualOperation(key: 1, value: 1)
+    let first = ManualOperation(key: 1, ending: .returning(1))
     manager.enqueue(first)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(manager.inFlightOperation(for: first.coalescingKey!) == nil)
 
     let results = ResultRecorder()
-    let second = ManualOperation(key: 1, value: 2)
+    let second = ManualOperation(key: 1, ending: .returning(2))
     #expect(manager.enqueue(second) { results.record($0) } === second)
     #expect(await results.wait(forCount: 1))
     #expect(results.values.first?.value == 2)
@@ -172,14 +173,14 @@ import Testing
     newer.release(2)
     #expect(results.values.compactMap(\.value) == [2])
     #expect(manager.inFlightOperation(for: key) == nil)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
   }
 
   @Test func cancelledPendingOperationStartingLaterKeepsTheNewerIndexEntry() async throws {
     let manager = OperationQueueManager(
       name: "coalescing.lateStart", maxConcurrentOperationCount: 1)
     manager.isSuspended = true
-    let old = ManualOperation(key: 1, value: 1)
+    let old = ManualOperation(key: 1, ending: .returning(1))
     let key = try #require(old.coalescingKey)
     manager.enqueue(old)
     old.cancel()
@@ -198,7 +199,7 @@ import Testing
   @Test func enqueueingAnAlreadyCancelledOperationLeavesNoIndexEntry() async throws {
     let manager = OperationQueueManager(name: "coalescing.preCancelled")
     manager.isSuspended = true
-    let cancelled = ManualOperation(key: 1, value: 1)
+    let cancelled = ManualOperation(key: 1, ending: .returning(1))
     let key = try #require(cancelled.coalescingKey)
     cancelled.cancel()
     let results = ResultRecorder()
@@ -207,7 +208,7 @@ import Testing
     #expect(results.values.first?.isCancellation == true)
     #expect(manager.inFlightOperation(for: key) == nil)
     manager.isSuspended = false
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(manager.inFlightOperation(for: key) == nil)
   }
 
@@ -221,7 +222,7 @@ import Testing
 
     #expect(results.values.compactMap(\.value) == [3])
     #expect(manager.inFlightOperation(for: key) == nil)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(finished.isFinished)
     #expect(finished.mainCallCount == 0)
   }
@@ -230,7 +231,7 @@ import Testing
     let manager = OperationQueueManager(name: "coalescing.priority")
     manager.isSuspended = true
     defer { manager.isSuspended = false }
-    let operation = ManualOperation(key: 1, value: 1)
+    let operation = ManualOperation(key: 1, ending: .returning(1))
     manager.enqueue(operation, priority: .low)
     #expect(operation.queuePriority == .low)
 
@@ -249,13 +250,13 @@ import Testing
     manager.isSuspended = true
     let order = Recorder<Int>()
     let operations = (0..<4).map { index in
-      ManualOperation(key: index, value: index) { _ in order.record(index) }
+      ManualOperation(key: index, ending: .returning(index)) { _ in order.record(index) }
     }
     for operation in operations { manager.enqueue(operation) }
     manager.enqueue(ManualOperation(key: 3), priority: .veryHigh) { _ in }
     manager.isSuspended = false
 
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(order.values == [3, 0, 1, 2])
   }
 }

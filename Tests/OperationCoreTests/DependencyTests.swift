@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 @Suite struct DependencyTests {
@@ -7,7 +8,7 @@ import Testing
     let manager = OperationQueueManager(name: "dependencies.same")
     let upstream = ManualOperation()
     let upstreamFinishedAtStart = Recorder<Bool>()
-    let downstream = ManualOperation(value: 2) { _ in
+    let downstream = ManualOperation(ending: .returning(2)) { _ in
       upstreamFinishedAtStart.record(upstream.isFinished)
     }
     downstream.addDependency(upstream)
@@ -22,7 +23,7 @@ import Testing
     upstream.release(1)
     #expect(await downstream.started.wait())
     #expect(upstreamFinishedAtStart.values == [true])
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
   }
 
   @Test func dependencyAcrossTwoManagersHoldsTheDependent() async throws {
@@ -30,7 +31,7 @@ import Testing
     let background = OperationQueueManager(name: "dependencies.background")
     let upstream = ManualOperation()
     let upstreamFinishedAtStart = Recorder<Bool>()
-    let downstream = ManualOperation(value: 2) { _ in
+    let downstream = ManualOperation(ending: .returning(2)) { _ in
       upstreamFinishedAtStart.record(upstream.isFinished)
     }
     downstream.addDependency(upstream)
@@ -46,15 +47,15 @@ import Testing
     #expect(await results.wait(forCount: 1))
     #expect(results.values.first?.value == 2)
     #expect(upstreamFinishedAtStart.values == [true])
-    #expect(await background.waitUntilIdle())
-    #expect(await userInitiated.waitUntilIdle())
+    #expect(await becomesIdle(background))
+    #expect(await becomesIdle(userInitiated))
   }
 
   @Test func cancelledDependencyStillLetsTheDependentRun() async throws {
     let manager = OperationQueueManager(name: "dependencies.cancelled")
     manager.isSuspended = true
     let upstream = ManualOperation()
-    let downstream = ManualOperation(value: 2)
+    let downstream = ManualOperation(ending: .returning(2))
     downstream.addDependency(upstream)
     let results = ResultRecorder()
     manager.enqueue(upstream)
@@ -66,7 +67,7 @@ import Testing
     #expect(await results.wait(forCount: 1))
     #expect(results.values.first?.value == 2)
     #expect(upstream.mainCallCount == 0)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(upstream.isFinished)
   }
 }

@@ -21,7 +21,7 @@ import Testing
     #expect(!operation.isExecuting)
     #expect(operation.isFinished)
     #expect(!operation.isCancelled)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
   }
 
   @Test func aFinishWhileTheStartIsAnnouncedIsReportedAfterIt() async throws {
@@ -44,8 +44,10 @@ import Testing
           kinds.withLock { $0.append(event.kind) }
         }, finish: {}))
     defer { manager.events.unsubscribe(subscription) }
-    let value = await withCheckedContinuation { continuation in
-      manager.enqueue(operation) { continuation.resume(returning: try? $0.get()) }
+    let value = await completing(within: .seconds(30)) {
+      await withCheckedContinuation { continuation in
+        manager.enqueue(operation) { continuation.resume(returning: try? $0.get()) }
+      }
     }
     #expect(value == 7)
     #expect(await becomesIdle(manager))
@@ -101,7 +103,7 @@ import Testing
     let manager = OperationQueueManager(name: "lifecycle.slot", maxConcurrentOperationCount: 1)
     let first = ManualOperation()
     let firstWasFinishedWhenSecondStarted = Recorder<Bool>()
-    let second = ManualOperation(value: 2) { _ in
+    let second = ManualOperation(ending: .returning(2)) { _ in
       firstWasFinishedWhenSecondStarted.record(first.isFinished)
     }
     manager.enqueue(first)
@@ -112,17 +114,17 @@ import Testing
     first.release(1)
     #expect(await second.started.wait())
     #expect(firstWasFinishedWhenSecondStarted.values == [true])
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(try second.result?.get() == 2)
   }
 
   @Test func widthOneQueueRunsOperationsInEnqueueOrder() async throws {
     let manager = OperationQueueManager(name: "lifecycle.order", maxConcurrentOperationCount: 1)
     let order = Recorder<Int>()
-    let running = Counter()
-    let overlaps = Counter()
+    let running = AsyncCounter()
+    let overlaps = AsyncCounter()
     let operations = (0..<20).map { index in
-      ManualOperation(value: index) { _ in
+      ManualOperation(ending: .returning(index)) { _ in
         if running.increment() > 1 { overlaps.increment() }
         order.record(index)
       }
@@ -135,16 +137,16 @@ import Testing
     }
     manager.isSuspended = false
 
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(order.values == Array(0..<20))
-    #expect(overlaps.count == 0)
+    #expect(overlaps.value == 0)
   }
 
   @Test func addCompletionOnAFinishedOperationIsCalledAtOnce() async throws {
     let manager = OperationQueueManager(name: "lifecycle.lateCompletion")
-    let operation = ManualOperation(value: 9)
+    let operation = ManualOperation(ending: .returning(9))
     manager.enqueue(operation)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(operation.isFinished)
 
     let results = ResultRecorder()
@@ -184,7 +186,7 @@ import Testing
     manager.enqueue(operation) { results.record($0) }
     operation.release(3)
 
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(results.values.compactMap(\.value) == [3, 3, 3])
     #expect(operation.mainCallCount == 1)
 

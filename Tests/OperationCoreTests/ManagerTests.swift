@@ -16,12 +16,12 @@ import Testing
     manager.isSuspended = true
     #expect(queue.isSuspended)
 
-    let operation = ManualOperation(value: 1)
+    let operation = ManualOperation(ending: .returning(1))
     manager.enqueue(operation)
     #expect(operation.mainCallCount == 0)
     manager.isSuspended = false
     #expect(!queue.isSuspended)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(operation.mainCallCount == 1)
   }
 
@@ -40,8 +40,8 @@ import Testing
     let second = OperationQueueManager(name: "manager.second")
     first.isSuspended = true
     second.isSuspended = true
-    let a = ManualOperation(key: 1, value: 1)
-    let b = ManualOperation(key: 1, value: 2)
+    let a = ManualOperation(key: 1, ending: .returning(1))
+    let b = ManualOperation(key: 1, ending: .returning(2))
     #expect(first.enqueue(a) === a)
     #expect(second.enqueue(b) === b)
     #expect(first.inFlightOperation(for: a.coalescingKey!) === a)
@@ -51,11 +51,11 @@ import Testing
     first.cancelAllOperations()
     #expect(!b.isCancelled)
     second.isSuspended = false
-    #expect(await second.waitUntilIdle())
+    #expect(await becomesIdle(second))
     #expect(try b.result?.get() == 2)
     #expect(!a.isFinished)
     first.isSuspended = false
-    #expect(await first.waitUntilIdle())
+    #expect(await becomesIdle(first))
     #expect(a.mainCallCount == 0)
   }
 
@@ -79,7 +79,7 @@ import Testing
     #expect(manager.stallThreshold == .milliseconds(10))
     let results = ResultRecorder()
     let slow = ManualOperation()
-    let fast = ManualOperation(value: 2)
+    let fast = ManualOperation(ending: .returning(2))
     manager.enqueue(slow) { results.record($0) }
     manager.enqueue(fast) { results.record($0) }
     #expect(await slow.started.wait())
@@ -88,7 +88,7 @@ import Testing
     #expect(slow.isExecuting)
     #expect(!slow.isCancelled)
     slow.release(1)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(Set(results.values.compactMap(\.value)) == [1, 2])
     manager.stallThreshold = nil
     #expect(manager.stallThreshold == nil)
@@ -100,13 +100,15 @@ import Testing
       manager.stallThreshold = .milliseconds(1)
       let results = ResultRecorder()
       for index in 0..<10 {
-        manager.enqueue(ManualOperation(key: index % 3, value: index)) { results.record($0) }
+        manager.enqueue(ManualOperation(key: index % 3, ending: .returning(index))) {
+          results.record($0)
+        }
       }
       let cancelled = ManualOperation()
       manager.enqueue(cancelled) { results.record($0) }
       cancelled.cancel()
       #expect(await results.wait(forCount: 11))
-      #expect(await manager.waitUntilIdle())
+      #expect(await becomesIdle(manager))
       return WeakReference(manager)
     }()
     #expect(await eventually { reference.isReleased })
@@ -128,7 +130,7 @@ import Testing
       #expect(results.values.first?.value == 2)
       return WeakReference(operation)
     }()
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(await eventually { reference.isReleased })
   }
 
@@ -136,13 +138,13 @@ import Testing
     let manager = OperationQueueManager(name: "manager.cancelledReleased")
     manager.isSuspended = true
     let reference = { () -> WeakReference<ManualOperation> in
-      let operation = ManualOperation(key: 1, value: 1)
+      let operation = ManualOperation(key: 1, ending: .returning(1))
       manager.enqueue(operation) { _ in _ = operation.isCancelled }
       operation.cancel()
       return WeakReference(operation)
     }()
     manager.isSuspended = false
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
     #expect(await eventually { reference.isReleased })
   }
 }

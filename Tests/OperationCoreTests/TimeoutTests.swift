@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 @Suite struct TimeoutTests {
@@ -21,7 +22,7 @@ import Testing
     #expect(operation.result?.failure is OperationTimeoutError)
     #expect(await operation.cancelHookCalled.wait())
     #expect(operation.cancelHookCallCount == 1)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
 
     // The work ends late: nothing changes.
     operation.release(1)
@@ -33,7 +34,7 @@ import Testing
     let manager = OperationQueueManager(name: "timeout.slot", maxConcurrentOperationCount: 1)
     let hung = ManualOperation()
     hung.timeout = .milliseconds(40)
-    let next = ManualOperation(value: 2)
+    let next = ManualOperation(ending: .returning(2))
     let results = ResultRecorder()
     manager.enqueue(hung) { results.record($0) }
     manager.enqueue(next) { results.record($0) }
@@ -41,30 +42,30 @@ import Testing
     #expect(await results.wait(forCount: 2))
     #expect(results.values.first?.failure is OperationTimeoutError)
     #expect(results.values.last?.value == 2)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
   }
 
   @Test func timeoutFreesTheSlotEvenWhenCancellationKeepsIt() async throws {
     let manager = OperationQueueManager(name: "timeout.keepSlot", maxConcurrentOperationCount: 1)
     let hung = ManualOperation(keepsSlotWhenCancelled: true)
     hung.timeout = .milliseconds(40)
-    let next = ManualOperation(value: 2)
+    let next = ManualOperation(ending: .returning(2))
     manager.enqueue(hung)
     manager.enqueue(next)
 
     #expect(await next.started.wait())
     #expect(hung.isFinished)
     #expect(hung.cancelHookCallCount == 1)
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
   }
 
   @Test func operationFinishingBeforeItsTimeoutIsUnaffected() async throws {
     let manager = OperationQueueManager(name: "timeout.fast")
     let results = ResultRecorder()
-    let operation = ManualOperation(value: 3)
+    let operation = ManualOperation(ending: .returning(3))
     operation.timeout = .milliseconds(30)
     manager.enqueue(operation) { results.record($0) }
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
 
     // Let the timer fire: it must find nothing to do.
     try await Task.sleep(for: .milliseconds(80))
@@ -78,7 +79,7 @@ import Testing
     let manager = OperationQueueManager(name: "timeout.fromStart")
     manager.isSuspended = true
     let results = ResultRecorder()
-    let operation = ManualOperation(value: 4)
+    let operation = ManualOperation(ending: .returning(4))
     operation.timeout = .milliseconds(30)
     manager.enqueue(operation) { results.record($0) }
 

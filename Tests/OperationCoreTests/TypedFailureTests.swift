@@ -1,12 +1,13 @@
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 @Suite struct TypedFailureTests {
   @Test func typedCompletionReceivesTheValue() async throws {
     let manager = OperationQueueManager(name: "typed.value")
     let results = Recorder<Result<Int, LoadFailure>>()
-    let operation = TypedOperation()
+    let operation = TestOperation<LoadFailure>()
     manager.enqueue(operation) { (result: Result<Int, LoadFailure>) in results.record(result) }
     #expect(await operation.started.wait())
     operation.finish(returning: 12)
@@ -20,7 +21,7 @@ import Testing
     let manager = OperationQueueManager(name: "typed.failure")
     let typed = Recorder<Result<Int, LoadFailure>>()
     let untyped = ResultRecorder()
-    let operation = TypedOperation()
+    let operation = TestOperation<LoadFailure>()
     manager.enqueue(operation) { (result: Result<Int, LoadFailure>) in typed.record(result) }
     operation.addCompletion { (result: Result<Int, any Error>) in untyped.record(result) }
     #expect(await operation.started.wait())
@@ -35,9 +36,9 @@ import Testing
     let manager = OperationQueueManager(name: "typed.cancel")
     let typed = Recorder<Result<Int, LoadFailure>>()
     let untyped = ResultRecorder()
-    let operation = TypedOperation(key: 1)
+    let operation = TestOperation<LoadFailure>(key: 1)
     manager.enqueue(operation) { (result: Result<Int, LoadFailure>) in typed.record(result) }
-    manager.enqueue(TypedOperation(key: 1)) { (result: Result<Int, any Error>) in
+    manager.enqueue(TestOperation<LoadFailure>(key: 1)) { (result: Result<Int, any Error>) in
       untyped.record(result)
     }
     operation.addCompletion { (result: Result<Int, any Error>) in untyped.record(result) }
@@ -56,7 +57,7 @@ import Testing
   @Test func typedTimeoutArrivesThroughTheTimeoutCase() async throws {
     let manager = OperationQueueManager(name: "typed.timeout")
     let typed = Recorder<Result<Int, LoadFailure>>()
-    let operation = TypedOperation()
+    let operation = TestOperation<LoadFailure>()
     operation.timeout = .milliseconds(30)
     manager.enqueue(operation) { (result: Result<Int, LoadFailure>) in typed.record(result) }
 
@@ -71,7 +72,7 @@ import Testing
 
   @Test func typedCompletionOnAFinishedOperationIsCalledAtOnce() async throws {
     let manager = OperationQueueManager(name: "typed.late")
-    let operation = TypedOperation()
+    let operation = TestOperation<LoadFailure>()
     manager.enqueue(operation)
     #expect(await operation.started.wait())
     operation.finish(throwing: .notFound)

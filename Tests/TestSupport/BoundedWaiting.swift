@@ -1,5 +1,6 @@
 import AsyncBridge
 import OperationCore
+import Testing
 
 /// Polls `condition` every millisecond until it holds or `timeout` passes; returns its last
 /// value. Only for facts with no event to wait on, such as memory being reclaimed or a server
@@ -35,12 +36,128 @@ public func completing<Value: Sendable>(
   }
 }
 
+/// What a bounded wait throws when the awaited work did not complete in time.
+public struct DeadlineExceeded: Error, CustomStringConvertible {
+  /// The time that ran out.
+  public let timeout: Duration
+
+  /// Creates the error for a wait bounded by `timeout`.
+  public init(timeout: Duration) {
+    self.timeout = timeout
+  }
+
+  /// Describes the hang.
+  public var description: String { "did not complete within \(timeout)" }
+}
+
+/// Runs `body` in a new task and returns what it returns, or throws ``DeadlineExceeded`` when
+/// it did not complete within `timeout` (the body keeps running; the test goes on).
+///
+/// The body runs in a task of its own: cancelling the caller does not cancel it. Await
+/// directly where a test cancels the awaiting task itself.
+public func withDeadline<Value: Sendable>(
+  _ timeout: Duration = .seconds(30), _ body: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+  let outcome = await completing(within: timeout) { () async -> Result<Value, any Error> in
+    do {
+      return .success(try await body())
+    } catch {
+      return .failure(error)
+    }
+  }
+  guard let outcome else { throw DeadlineExceeded(timeout: timeout) }
+  return try outcome.get()
+}
+
 /// Waits (without blocking a thread) until `manager` is idle; false if that took longer than
 /// `timeout`.
 public func becomesIdle(
   _ manager: OperationQueueManager, within timeout: Duration = .seconds(30)
 ) async -> Bool {
   await completing(within: timeout) { (try? await manager.waitUntilIdle()) != nil } ?? false
+}
+
+/// The result of `task`, or nil if it did not complete within `timeout`.
+public func result<Success: Sendable>(
+  of task: Task<Success, any Error>, within timeout: Duration = .seconds(30)
+) async -> Result<Success, any Error>? {
+  await completing(within: timeout) { await task.result }
+}
+
+/// The value of a non-throwing `task`, or nil if it did not complete within `timeout`.
+public func value<Success: Sendable>(
+  of task: Task<Success, Never>, within timeout: Duration = .seconds(30)
+) async -> Success? {
+  await completing(within: timeout) { await task.value }
+}
+
+/// Expects `task` to return `expected` within `timeout`.
+public func expectValue<Success: Sendable & Equatable>(
+  _ expected: Success, from task: Task<Success, any Error>,
+  within timeout: Duration = .seconds(30),
+  sourceLocation: SourceLocation = #_sourceLocation
+) async {
+  guard let outcome = await outcome(of: task, within: timeout, sourceLocation) else { return }
+  switch outcome {
+  case .success(let value):
+    #expect(value == expected, sourceLocation: sourceLocation)
+  case .failure(let error):
+    Issue.record("expected \(expected), got \(error)", sourceLocation: sourceLocation)
+  }
+}
+
+/// Expects `task` to complete without throwing within `timeout`.
+public func expectSuccess<Success: Sendable>(
+  of task: Task<Success, any Error>, within timeout: Duration = .seconds(30),
+  sourceLocation: SourceLocation = #_sourceLocation
+) async {
+  if case .failure(let error)? = await outcome(of: task, within: timeout, sourceLocation) {
+    Issue.record("expected success, got \(error)", sourceLocation: sourceLocation)
+  }
+}
+
+/// Expects `task` to throw `CancellationError` within `timeout`.
+public func expectCancellation<Success: Sendable>(
+  of task: Task<Success, any Error>, within timeout: Duration = .seconds(30),
+  sourceLocation: SourceLocation = #_sourceLocation
+) async {
+  switch await outcome(of: task, within: timeout, sourceLocation) {
+  case nil:
+    break
+  case .success(let value)?:
+    Issue.record("expected CancellationError, got \(value)", sourceLocation: sourceLocation)
+  case .failure(let error)?:
+    #expect(error is CancellationError, "got \(error)", sourceLocation: sourceLocation)
+  }
+}
+
+/// The result of `task`; nil, with an issue recorded, if it did not complete within `timeout`.
+private func outcome<Success: Sendable>(
+  of task: Task<Success, any Error>, within timeout: Duration,
+  _ sourceLocation: SourceLocation
+) async -> Result<Success, any Error>? {
+  let outcome = await result(of: task, within: timeout)
+  if outcome == nil {
+    Issue.record("task did not complete within \(timeout)", sourceLocation: sourceLocation)
+  }
+  return outcome
+}
+
+/// Starts a task that iterates `events` to its end and returns how many it saw.
+public func counting(_ events: OperationEventStream) -> Task<Int, Never> {
+  Task {
+    var seen = 0
+    for await _ in events { seen += 1 }
+    return seen
+  }
+}
+
+extension Duration {
+  /// The duration in seconds, for Dispatch deadlines.
+  public var seconds: Double {
+    let parts = components
+    return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
+  }
 }
 
 /// Resumes a continuation with the first value offered; later ones are dropped.

@@ -11,7 +11,8 @@ protocol OperationLifecycleObserver: AnyObject, Sendable {
     _ event: OperationStateMachine.LifecycleEvent, of operation: Operation, key: CoalescingKey?)
   /// Publishes a `retrying` event for the operation, under its lock like ``publish(_:of:key:)``.
   func publishRetry(
-    of operation: Operation, key: CoalescingKey?, attempt: Int, delay: Duration, failure: String)
+    of operation: Operation, key: CoalescingKey?, attempt: Int, delay: Duration, failure: String,
+    audience: UInt64)
   /// The operation's outcome is fixed; outside the operation's lock.
   func operationDidSettle(_ operation: Operation, key: CoalescingKey?)
   /// The operation reported itself finished to its queue; outside the operation's lock.

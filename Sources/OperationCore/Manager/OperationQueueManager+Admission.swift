@@ -184,7 +184,7 @@ extension OperationQueueManager {
     waiter: OperationWaiter?,
     priority: Operation.QueuePriority?
   ) -> OperationStateMachine.Claim {
-    let claim = operation.claim(by: self, waiter: waiter, announcing: events.hasSubscribers)
+    let claim = operation.claim(by: self, waiter: waiter, audience: events.audience)
     switch claim {
     case .alreadyClaimed:
       return claim

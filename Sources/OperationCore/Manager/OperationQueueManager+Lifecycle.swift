@@ -8,17 +8,20 @@ extension OperationQueueManager: OperationLifecycleObserver {
       OperationEvent(
         kind: event.kind, operationName: Self.name(of: operation), key: key,
         waiterCount: event.waiterCount, duration: event.duration,
-        operationID: ObjectIdentifier(operation)))
+        operationID: ObjectIdentifier(operation)),
+      to: event.audience)
   }
 
   func publishRetry(
-    of operation: Operation, key: CoalescingKey?, attempt: Int, delay: Duration, failure: String
+    of operation: Operation, key: CoalescingKey?, attempt: Int, delay: Duration, failure: String,
+    audience: UInt64
   ) {
     events.publish(
       OperationEvent(
         kind: .retrying(attempt: attempt, delay: delay), operationName: Self.name(of: operation),
         key: key, waiterCount: 0, duration: nil, operationID: ObjectIdentifier(operation),
-        failure: failure))
+        failure: failure),
+      to: audience)
   }
 
   private static func name(of operation: Operation) -> String {

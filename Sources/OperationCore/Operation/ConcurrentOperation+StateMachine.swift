@@ -40,15 +40,18 @@ struct OperationStateMachine {
     case modifying
   }
 
-  /// Whether the operation's lifecycle events go out yet.
+  /// Whether the operation's lifecycle events go out yet. `audience` is the subscription
+  /// epoch when the manager claimed the operation: subscribers that came later never see its
+  /// events, so nobody sees half a lifecycle.
   enum Announcement {
-    /// No manager observes the operation: it publishes nothing.
+    /// Nobody subscribed to the manager's events when it claimed the operation (or no manager
+    /// did): it publishes nothing.
     case silent
     /// A manager claimed the operation and has not yet added it to its queue: `enqueued` and
     /// the events decided meanwhile wait here, to go out in order once it has.
-    case awaitingEnqueue([LifecycleEvent])
+    case awaitingEnqueue([LifecycleEvent], audience: UInt64)
     /// `enqueued` is out: events go out as they are decided.
-    case announced
+    case announced(audience: UInt64)
   }
 
   /// One lifecycle event, before the observer turns it into an ``OperationEvent``.
@@ -56,6 +59,8 @@ struct OperationStateMachine {
     let kind: OperationEvent.Kind
     let waiterCount: Int
     var duration: Duration? = nil
+    /// Who may see it: subscribers that came before this subscription epoch.
+    var audience: UInt64 = 0
   }
 
   /// What happens after delivering an outcome.
@@ -189,30 +194,35 @@ struct OperationStateMachine {
   // MARK: The queue
 
   /// A manager claims the operation for its queue and registers the first waiter in the same
-  /// step, so nobody can join, leave and cancel in between. With `announcing`, the operation
-  /// publishes its whole lifecycle, from `enqueued` on; without (nobody subscribes to the
-  /// manager's events), it publishes nothing, so subscribers never see half a lifecycle.
+  /// step, so nobody can join, leave and cancel in between. With an `audience` (the manager's
+  /// subscription epoch, when anybody subscribes), the operation publishes its whole
+  /// lifecycle, from `enqueued` on, to the subscribers that came before; without, nothing.
   mutating func claim(
-    by observer: any OperationLifecycleObserver, waiter: OperationWaiter?, announcing: Bool
+    by observer: any OperationLifecycleObserver, waiter: OperationWaiter?, audience: UInt64?
   ) -> Claim {
     switch slot {
     case .pending(claimed: false):
       slot = .pending(claimed: true)
       self.observer = observer
       let waiterCount = waiter == nil ? 0 : 1
-      let enqueued = LifecycleEvent(kind: .enqueued, waiterCount: waiterCount)
       switch delivery {
       case .open:
-        if announcing { announcement = .awaitingEnqueue([enqueued]) }
-        return .claimed(waiterID: add(waiter), announces: announcing)
+        if let audience {
+          let enqueued = LifecycleEvent(
+            kind: .enqueued, waiterCount: waiterCount, audience: audience)
+          announcement = .awaitingEnqueue([enqueued], audience: audience)
+        }
+        return .claimed(waiterID: add(waiter), announces: audience != nil)
       case .deliveringBeforeStart(let outcome, _), .settled(let outcome, _):
         // Settled before it was enqueued: its terminal event follows `enqueued`.
-        if announcing {
+        if let audience {
+          let enqueued = LifecycleEvent(
+            kind: .enqueued, waiterCount: waiterCount, audience: audience)
           let finished = LifecycleEvent(
-            kind: .finished(outcome.completion), waiterCount: waiterCount)
-          announcement = .awaitingEnqueue([enqueued, finished])
+            kind: .finished(outcome.completion), waiterCount: waiterCount, audience: audience)
+          announcement = .awaitingEnqueue([enqueued, finished], audience: audience)
         }
-        return .claimedSettled(outcome, announces: announcing)
+        return .claimedSettled(outcome, announces: audience != nil)
       case .modifying:
         preconditionFailure("claimed while modifying")
       }
@@ -225,8 +235,8 @@ struct OperationStateMachine {
   /// since the claim, in order, to publish under the lock.
   mutating func enqueued() -> [LifecycleEvent] {
     switch announcement {
-    case .awaitingEnqueue(let events):
-      announcement = .announced
+    case .awaitingEnqueue(let events, let audience):
+      announcement = .announced(audience: audience)
       return events
     case .silent, .announced:
       preconditionFailure("announced an operation that was not claimed, or twice")
@@ -340,19 +350,19 @@ struct OperationStateMachine {
   /// A `stalled` event to publish, if the operation is still executing without an outcome.
   func stalled(after threshold: Duration) -> LifecycleEvent? {
     switch (delivery, slot, announcement) {
-    case (.open, .executing, .announced):
-      LifecycleEvent(kind: .stalled, waiterCount: 0, duration: threshold)
+    case (.open, .executing, .announced(let audience)):
+      LifecycleEvent(kind: .stalled, waiterCount: 0, duration: threshold, audience: audience)
     default:
       nil
     }
   }
 
-  /// Whether a `retrying` event may go out: the operation is announced and still executing
-  /// without an outcome.
-  var publishesRetries: Bool {
+  /// The audience of a `retrying` event, if one may go out: the operation is announced and
+  /// still executing without an outcome.
+  var retryAudience: UInt64? {
     switch (delivery, slot, announcement) {
-    case (.open, .executing, .announced): true
-    default: false
+    case (.open, .executing, .announced(let audience)): audience
+    default: nil
     }
   }
 
@@ -434,14 +444,16 @@ struct OperationStateMachine {
     switch announcement {
     case .silent:
       return nil
-    case .awaitingEnqueue(var events):
+    case .awaitingEnqueue(var events, let audience):
       announcement = .silent  // Keeps `events` uniquely referenced while it grows.
       events.append(
-        LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since?.elapsed))
-      announcement = .awaitingEnqueue(events)
+        LifecycleEvent(
+          kind: kind, waiterCount: waiterCount, duration: since?.elapsed, audience: audience))
+      announcement = .awaitingEnqueue(events, audience: audience)
       return nil
-    case .announced:
-      return LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since?.elapsed)
+    case .announced(let audience):
+      return LifecycleEvent(
+        kind: kind, waiterCount: waiterCount, duration: since?.elapsed, audience: audience)
     }
   }
 

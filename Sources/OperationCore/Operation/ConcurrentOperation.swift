@@ -181,10 +181,10 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   ///   - failure: What failed.
   package final func reportRetry(attempt: Int, delay: Duration, failure: any Error) {
     state.withLock { state in
-      guard state.publishesRetries, let observer = state.observer else { return }
+      guard let audience = state.retryAudience, let observer = state.observer else { return }
       observer.publishRetry(
         of: self, key: coalescingKey, attempt: attempt, delay: delay,
-        failure: String(describing: failure))
+        failure: String(describing: failure), audience: audience)
     }
   }
 
@@ -250,9 +250,9 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// A manager claims the operation for its queue and registers its first waiter atomically.
   final func claim(
-    by observer: any OperationLifecycleObserver, waiter: OperationWaiter?, announcing: Bool
+    by observer: any OperationLifecycleObserver, waiter: OperationWaiter?, audience: UInt64?
   ) -> OperationStateMachine.Claim {
-    state.withLock { $0.claim(by: observer, waiter: waiter, announcing: announcing) }
+    state.withLock { $0.claim(by: observer, waiter: waiter, audience: audience) }
   }
 
   /// The manager added the operation to its queue: `enqueued` goes out, then the events

@@ -34,7 +34,7 @@ final class ForgetsToFinish: ConcurrentOperation<Int, any Error>, @unchecked Sen
     let jammed = ForgetsToFinish()
     // Far apart, so the stall report comes first even on a loaded machine.
     jammed.timeout = .seconds(1)
-    let behind = ImmediateOperation(value: 2)
+    let behind = ManualOperation(ending: .returning(2))
 
     let caller = Task { try await manager.perform(jammed) }
     // The second task starts once the jam holds the queue: two tasks may run in either order.
@@ -67,7 +67,7 @@ final class ForgetsToFinish: ConcurrentOperation<Int, any Error>, @unchecked Sen
     manager.stallThreshold = .milliseconds(20)
     let log = EventLog(manager)
     let jammed = ForgetsToFinish()  // no timeout: only the report
-    let behind = ImmediateOperation(value: 2)
+    let behind = ManualOperation(ending: .returning(2))
     let caller = Task { try await manager.perform(jammed) }
     // The second task starts once the jam holds the queue: two tasks may run in either order.
     #expect(await log.wait(for: .started, of: jammed))

@@ -53,7 +53,7 @@ import Testing
     let waiter = Task { await networkingResult(of: operation, on: manager) }
     #expect(await server.waitForRequests(1, timeout: .seconds(30)))
     operation.cancel()
-    await #expect(throws: CancellationError.self) { try await waiter.value.get() }
+    await #expect(throws: CancellationError.self) { try await value(of: waiter)?.get() }
     #expect(await server.waitForAbandonedResponses(1, timeout: .seconds(30)))
   }
 
@@ -67,7 +67,7 @@ import Testing
     let waiter = Task { await networkingResult(of: operation, on: manager) }
     #expect(await server.waitForRequests(1, timeout: .seconds(30)))
     operation.cancel()
-    await #expect(throws: CancellationError.self) { try await waiter.value.get() }
+    await #expect(throws: CancellationError.self) { try await value(of: waiter)?.get() }
     // The slot is released when the data task reports its cancellation, not before.
     #expect(await eventually { operation.isFinished && manager.isIdle })
     #expect(await server.waitForAbandonedResponses(1, timeout: .seconds(30)))
@@ -80,7 +80,7 @@ import Testing
     let waiter = Task { await networkingResult(of: operation, on: manager) }
     #expect(await eventually { manager.outstandingOperationCount == 1 })
     operation.cancel()
-    await #expect(throws: CancellationError.self) { try await waiter.value.get() }
+    await #expect(throws: CancellationError.self) { try await value(of: waiter)?.get() }
     manager.isSuspended = false
     #expect(await eventually { manager.isIdle })
     #expect(operation.isFinished)
@@ -166,45 +166,50 @@ import Testing
       var other: [String] = []
     }
     let tally = Locked(Tally(windowMicroseconds: failureMicroseconds))
-    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-      DispatchQueue.global().async {
-        DispatchQueue.concurrentPerform(iterations: 4) { _ in
-          while true {
-            let next = tally.withLock { tally -> (round: Int, window: Double)? in
-              let enough = tally.cancelled >= 20 && tally.refused >= 20
-              guard tally.nextRound < 4_000, tally.nextRound < 400 || !enough else { return nil }
-              defer { tally.nextRound += 1 }
-              return (tally.nextRound, tally.windowMicroseconds)
-            }
-            guard let (round, window) = next else { return }
-            let operation = makeOperation()
-            let delivered = DispatchSemaphore(value: 0)
-            manager.enqueue(operation) { result in
-              tally.withLock { tally in
-                tally.deliveries[round, default: 0] += 1
-                if case .failure(is CancellationError) = result {
-                  tally.cancelled += 1
-                  tally.windowMicroseconds = min(tally.windowMicroseconds * 1.1, 100_000)
-                } else if case .transport(let error) = result.networkingError,
-                  error.code == .cannotConnectToHost
-                {
-                  tally.refused += 1
-                  tally.windowMicroseconds = max(tally.windowMicroseconds * 0.9, 1)
-                } else {
-                  tally.other.append("\(result)")
-                }
+    let raced: Void? = await completing(within: .seconds(120)) {
+      await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        DispatchQueue.global().async {
+          DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            while true {
+              let next = tally.withLock { tally -> (round: Int, window: Double)? in
+                let enough = tally.cancelled >= 20 && tally.refused >= 20
+                guard tally.nextRound < 4_000, tally.nextRound < 400 || !enough else { return nil }
+                defer { tally.nextRound += 1 }
+                return (tally.nextRound, tally.windowMicroseconds)
               }
-              delivered.signal()
+              guard let (round, window) = next else { return }
+              let operation = makeOperation()
+              let delivered = DispatchSemaphore(value: 0)
+              manager.enqueue(operation) { result in
+                tally.withLock { tally in
+                  tally.deliveries[round, default: 0] += 1
+                  if case .failure(is CancellationError) = result {
+                    tally.cancelled += 1
+                    tally.windowMicroseconds = min(tally.windowMicroseconds * 1.1, 100_000)
+                  } else if case .transport(let error) = result.networkingError,
+                    error.code == .cannotConnectToHost
+                  {
+                    tally.refused += 1
+                    tally.windowMicroseconds = max(tally.windowMicroseconds * 0.9, 1)
+                  } else {
+                    tally.other.append("\(result)")
+                  }
+                }
+                delivered.signal()
+              }
+              let delay = UInt32(Double((round &* 7_919) % 1_000) / 1_000 * window)
+              if delay > 0 { usleep(delay) }
+              operation.cancel()
+              if delivered.wait(timeout: .now() + 10) == .timedOut {
+                tally.withLock { $0.other.append("round \(round): no outcome within 10 s") }
+              }
             }
-            let delay = UInt32(Double((round &* 7_919) % 1_000) / 1_000 * window)
-            if delay > 0 { usleep(delay) }
-            operation.cancel()
-            delivered.wait()
           }
+          done.resume()
         }
-        done.resume()
       }
     }
+    #expect(raced != nil, "the racing threads did not finish within 120 s")
     #expect(await eventually { manager.isIdle })
     let result = tally.withLock { $0 }
     #expect(result.other.isEmpty, "\(result.other.prefix(3))")

@@ -2,6 +2,7 @@ import FixtureServer
 import Foundation
 import OperationCore
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -29,11 +30,14 @@ import Testing
     let manager = OperationQueueManager(name: "networking-coalescing")
     let request = URLRequest(url: server.url("/slow?site=stackoverflow"))
     let callers = 8
-    let results = try await withThrowingTaskGroup(of: NetworkingPayload.self) { group in
-      for _ in 0..<callers {
-        group.addTask { try await networkingResult(of: operation(request), on: manager).get() }
+    let operations = (0..<callers).map { _ in operation(request) }
+    let results = try await withDeadline(.seconds(30)) {
+      try await withThrowingTaskGroup(of: NetworkingPayload.self) { group in
+        for operation in operations {
+          group.addTask { try await networkingResult(of: operation, on: manager).get() }
+        }
+        return try await group.reduce(into: []) { $0.append($1) }
       }
-      return try await group.reduce(into: []) { $0.append($1) }
     }
     #expect(results == Array(repeating: NetworkingPayload(name: "swift", count: 3), count: callers))
     #expect(server.requestCount(path: "/slow") == 1)
@@ -48,9 +52,13 @@ import Testing
     defer { server.stop() }
     let manager = OperationQueueManager(name: "networking-no-coalescing")
     let request = URLRequest(url: server.url("/slow"))
-    async let first = networkingResult(of: operation(request, coalescing: .never), on: manager)
-    async let second = networkingResult(of: operation(request, coalescing: .never), on: manager)
-    _ = try await (first.get(), second.get())
+    let first = operation(request, coalescing: .never)
+    let second = operation(request, coalescing: .never)
+    _ = try await withDeadline(.seconds(30)) {
+      async let firstResult = networkingResult(of: first, on: manager)
+      async let secondResult = networkingResult(of: second, on: manager)
+      return try await (firstResult.get(), secondResult.get())
+    }
     #expect(server.requestCount(path: "/slow") == 2)
   }
 

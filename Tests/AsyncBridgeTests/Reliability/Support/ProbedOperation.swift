@@ -1,5 +1,6 @@
 import Dispatch
 import OperationCore
+import TestSupport
 
 /// The failure a ``ProbedOperation`` finishes with when it is planned to fail; it names the
 /// operation so a waiter's outcome tells which operation produced it.

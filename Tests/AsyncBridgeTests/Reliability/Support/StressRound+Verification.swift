@@ -99,7 +99,7 @@ extension StressRound {
         problems.append("key \(key) still indexes \(stale.name ?? "?") after draining")
       }
     }
-    let strangers = events.operationIDs.subtracting(snapshot.operationsByID.keys)
+    let strangers = invariants.log.operationIDs.subtracting(snapshot.operationsByID.keys)
     if !strangers.isEmpty {
       problems.append("events for \(strangers.count) operations the round never created")
     }
@@ -113,7 +113,7 @@ extension StressRound {
     var totalJoined = 0
     for operation in operations {
       let name = operation.name ?? "?"
-      let counts = events.counts(of: operation)
+      let counts = invariants.log.counts(of: operation)
       let probe = operation.probe
       totalJoined += counts.joined
       if counts.enqueued > 1 { problems.append("\(name) was enqueued \(counts.enqueued) times") }
@@ -204,7 +204,7 @@ extension StressRound {
     var cancelledDeliveries = 0
     for operation in operations {
       guard let outcome = outcomes[operation.serial],
-        let finished = events.counts(of: operation).finished.first
+        let finished = invariants.log.counts(of: operation).finished.first
       else { continue }
       let delivered = deliveredBySettling[operation.serial]
       if outcome == .cancelled {
@@ -248,6 +248,7 @@ extension StressRound {
         }
       }
     }
+    problems += invariants.violations()
     return (problems, stats)
   }
 
@@ -272,7 +273,7 @@ extension StressRound {
   private func checkMainRanOncePerStart(
     _ operations: [ProbedOperation], _ problems: inout [String]
   ) async {
-    let events = events
+    let events = invariants.log
     let mismatched = {
       operations.filter { events.counts(of: $0).started != $0.probe.mainCalls }
     }
@@ -280,7 +281,7 @@ extension StressRound {
     _ = await eventually(within: .seconds(5)) { mismatched().isEmpty }
     for operation in mismatched() {
       problems.append(
-        "\(operation.name ?? "?"): \(events.counts(of: operation).started) started events, "
+        "\(operation.name ?? "?"): \(invariants.log.counts(of: operation).started) started events, "
           + "main() ran \(operation.probe.mainCalls) times")
     }
   }

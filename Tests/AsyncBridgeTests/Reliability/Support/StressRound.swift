@@ -2,10 +2,11 @@ import AsyncBridge
 import Dispatch
 import Foundation
 import OperationCore
+import TestSupport
 
 /// One round of the reliability stress test: a new manager, lanes of scripted random actions
 /// running at once on threads and in tasks, then a clean-up that lets everything end, and the
-/// invariant checks of `StressRound+Verification.swift`.
+/// invariant checks of `StressRound+Verification.swift` and ``EventInvariants``.
 final class StressRound: Sendable {
   /// Everything the round created and every waiter it started.
   struct State {
@@ -37,7 +38,8 @@ final class StressRound: Sendable {
   let plan: StressRoundPlan
   let marker: QueueThreadMarker
   let manager: OperationQueueManager
-  let events: StressEventLog
+  /// The round's events, checked against the lifecycle contract.
+  let invariants: EventInvariants
   // State lives in `state`, guarded by its lock; the rest is immutable or thread-safe.
   let state: Locked<State>
   let handlerCalls = AsyncCounter()
@@ -58,7 +60,9 @@ final class StressRound: Sendable {
     manager.stallThreshold = plan.stallThreshold
     let state = Locked(State())
     self.state = state
-    events = StressEventLog(manager) { id in state.withLock { $0.admit(id) } }
+    invariants = EventInvariants(manager) { event in
+      if event.kind == .enqueued { state.withLock { $0.admit(event.operationID) } }
+    }
     callbackDispatchQueue = DispatchQueue(
       label: "reliability.stress.callbacks", attributes: .concurrent)
     callbackOperationQueue = OperationQueue()
@@ -143,7 +147,8 @@ final class StressRound: Sendable {
       guard let operation = admittedOperation(pick) else { return }
       deferred(microseconds: microseconds) { operation.release() }
     case .cancelAll:
-      manager.cancelAllOperations()
+      // The lanes finish, cancel and time out operations meanwhile.
+      invariants.cancelAll(manager, othersMaySettle: true)
     case .suspend:
       manager.isSuspended = true
     case .resume:
@@ -167,6 +172,7 @@ final class StressRound: Sendable {
         timeout: plan.timeout, marker: marker)
       state.operations.append(operation)
       state.operationsByID[ObjectIdentifier(operation)] = operation
+      invariants.track(operation)
       return operation
     }
   }

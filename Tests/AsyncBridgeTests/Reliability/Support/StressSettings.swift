@@ -21,7 +21,7 @@ struct StressSettings {
 
   static func fromEnvironment() -> StressSettings {
     let environment = ProcessInfo.processInfo.environment
-    let seed = environment["RELIABILITY_SEED"].flatMap(parseSeed) ?? .random(in: 1...UInt64.max)
+    let seed = seed()
     let budget = environment["RELIABILITY_BUDGET"].flatMap(Double.init) ?? 10
     if let round = environment["RELIABILITY_ROUND"].flatMap(Int.init) {
       let repeats = environment["RELIABILITY_REPEAT"].flatMap(Int.init) ?? 1
@@ -33,6 +33,14 @@ struct StressSettings {
     return StressSettings(
       seed: seed, rounds: Array(0..<max(1, count)), minimumRounds: min(25, max(1, count)),
       budget: .seconds(budget), hangGuard: .seconds(20))
+  }
+
+  /// The seed of a run: from `alias` (an older variable that still works) or
+  /// `RELIABILITY_SEED`, random when neither is set.
+  static func seed(alias: String? = nil) -> UInt64 {
+    let environment = ProcessInfo.processInfo.environment
+    let text = alias.flatMap { environment[$0] } ?? environment["RELIABILITY_SEED"]
+    return text.flatMap(parseSeed) ?? .random(in: 1...UInt64.max)
   }
 
   private static func parseSeed(_ text: String) -> UInt64? {

@@ -1,4 +1,5 @@
 import OperationCore
+import TestSupport
 
 #if canImport(Glibc)
   import Glibc

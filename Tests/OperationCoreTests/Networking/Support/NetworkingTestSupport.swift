@@ -1,6 +1,7 @@
 import FixtureServer
 import Foundation
 import OperationCore
+import TestSupport
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -47,11 +48,15 @@ extension FixtureResponse {
 
 /// Enqueues `operation` and waits for its result.
 func networkingResult<Value>(
-  of operation: NetworkingOperation<Value>, on manager: OperationQueueManager
+  of operation: NetworkingOperation<Value>, on manager: OperationQueueManager,
+  within timeout: Duration = .seconds(30)
 ) async -> Result<Value, any Error> {
-  await withCheckedContinuation { continuation in
-    manager.enqueue(operation) { continuation.resume(returning: $0) }
+  let result = await completing(within: timeout) {
+    await withCheckedContinuation { continuation in
+      manager.enqueue(operation) { continuation.resume(returning: $0) }
+    }
   }
+  return result ?? .failure(DeadlineExceeded(timeout: timeout))
 }
 
 extension Result where Failure == any Error {

@@ -11,14 +11,15 @@ import Synchronization
 /// Spins (yielding the processor now and then) instead of blocking, so both threads leave the barrier at
 /// nearly the same moment. Use it only between dedicated threads, for a bounded number of
 /// short rounds.
-final class SpinBarrier: Sendable {
+public final class SpinBarrier: Sendable {
   private let arrivals = Atomic<Int>(0)
   private let parties: Int
 
-  init(parties: Int) { self.parties = parties }
+  /// Creates a barrier for `parties` threads.
+  public init(parties: Int) { self.parties = parties }
 
   /// Waits until every party has arrived at round `round` (counted from 1).
-  func arrive(round: Int) {
+  public func arrive(round: Int) {
     arrivals.add(1, ordering: .acquiringAndReleasing)
     var spins = 0
     while arrivals.load(ordering: .acquiring) < round * parties {
@@ -30,7 +31,7 @@ final class SpinBarrier: Sendable {
 }
 
 /// Busy-waits for about `iterations` steps (none when it is not positive).
-func spin(_ iterations: Int) {
+public func spin(_ iterations: Int) {
   guard iterations > 0 else { return }
   let counter = Atomic<Int>(0)
   for _ in 0..<iterations { counter.add(1, ordering: .relaxed) }

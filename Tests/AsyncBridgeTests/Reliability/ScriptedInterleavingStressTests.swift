@@ -7,50 +7,11 @@ import TestSupport
 import Testing
 
 /// Random interleavings of awaiting tasks, cancellation from every direction, suspension and
-/// operations finishing on other threads. Every run prints its seed; set
-/// `ASYNCBRIDGE_STRESS_SEED` to replay one.
-@Suite struct StressTests {
-  /// How a stress operation ends once its queue starts it.
-  enum Ending {
-    /// Inside `main()`, on the queue's thread.
-    case immediately
-    /// From a global queue after a short random delay.
-    case soon(microseconds: Int)
-    /// Only when the script (or the final clean-up) releases it.
-    case whenReleased
-  }
-
-  final class StressOperation: ConcurrentOperation<Int, any Error>, @unchecked Sendable {
-    // Immutable after init.
-    let key: Int
-    let ending: Ending
-
-    init(key: Int, ending: Ending) {
-      self.key = key
-      self.ending = ending
-      super.init(coalescingKey: key)
-    }
-
-    /// The only value any operation with `key` produces, so joiners can check theirs.
-    static func value(for key: Int) -> Int { 1_000 + key }
-
-    override func main() {
-      switch ending {
-      case .immediately:
-        release()
-      case .soon(let microseconds):
-        DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) {
-          [self] in release()
-        }
-      case .whenReleased:
-        break
-      }
-    }
-
-    func release() {
-      finish(returning: Self.value(for: key))
-    }
-  }
+/// operations finishing on other threads, each round checked by ``EventInvariants``. Every run
+/// prints its seed; set `ASYNCBRIDGE_STRESS_SEED` to replay one.
+@Suite struct ScriptedInterleavingStressTests {
+  /// The only value any operation with `key` produces, so joiners can check theirs.
+  static func value(for key: Int) -> Int { 1_000 + key }
 
   /// Records every call of a completion handler, to check it is called exactly once.
   final class HandlerCalls: Sendable {
@@ -112,9 +73,7 @@ import Testing
   static let keySpace = 3
 
   @Test func randomInterleavingsResumeEveryAwaiterExactlyOnceAndDrain() async throws {
-    let seed =
-      ProcessInfo.processInfo.environment["ASYNCBRIDGE_STRESS_SEED"].flatMap { UInt64($0) }
-      ?? UInt64.random(in: 0...UInt64.max)
+    let seed = StressSettings.seed(alias: "ASYNCBRIDGE_STRESS_SEED")
     let rounds = 10_000
     let lanes = 4
     let budget = Duration.seconds(60)
@@ -163,24 +122,28 @@ import Testing
     let isHandler = (0..<participantCount).map { _ in Int.random(in: 0..<5, using: &rng) == 0 }
     let roundCalls = AsyncCounter()
     let handlerCalls = (0..<participantCount).map { _ in HandlerCalls(roundCalls: roundCalls) }
-    let operations = (0..<participantCount).map { _ in
-      let ending: Ending =
+    let keys = (0..<participantCount).map { _ in Int.random(in: 0..<keySpace, using: &rng) }
+    let operations = keys.map { key in
+      let value = Self.value(for: key)
+      let ending: ManualOperation.Ending =
         switch Int.random(in: 0..<3, using: &rng) {
-        case 0: .immediately
-        case 1: .soon(microseconds: Int.random(in: 0...300, using: &rng))
+        case 0: .returning(value)
+        case 1: .returningSoon(value, microseconds: Int.random(in: 0...300, using: &rng))
         default: .whenReleased
         }
-      return StressOperation(key: Int.random(in: 0..<keySpace, using: &rng), ending: ending)
+      return ManualOperation(key: key, ending: ending)
     }
+    let invariants = EventInvariants(manager)
     let steps = script(participants: participantCount, using: &rng)
 
     var tasks: [Task<Int, any Error>?] = Array(repeating: nil, count: participantCount)
     for step in steps {
       switch step {
       case .spawn(let index) where isHandler[index]:
-        manager.enqueue(operations[index], completion: handlerCalls[index].record)
+        invariants.enqueue(operations[index], on: manager, completion: handlerCalls[index].record)
       case .spawn(let index):
         let operation = operations[index]
+        invariants.track(operation)
         tasks[index] = Task { try await manager.perform(operation) }
       case .cancelTask(let index):
         tasks[index]?.cancel()
@@ -188,9 +151,10 @@ import Testing
         operations[index].cancel()
       case .releaseOperationElsewhere(let index):
         let operation = operations[index]
-        DispatchQueue.global().async { operation.release() }
+        let value = Self.value(for: keys[index])
+        DispatchQueue.global().async { operation.release(value) }
       case .cancelAll:
-        manager.cancelAllOperations()
+        invariants.cancelAll(manager, othersMaySettle: true)
       case .suspend:
         manager.isSuspended = true
       case .resume:
@@ -202,7 +166,7 @@ import Testing
 
     // Let everything end: resume the queue and release whatever waits for a release.
     manager.isSuspended = false
-    for operation in operations { operation.release() }
+    for (operation, key) in zip(operations, keys) { operation.release(Self.value(for: key)) }
 
     let spawned = tasks
     let remaining = deadline - ContinuousClock.now
@@ -234,7 +198,7 @@ import Testing
     var values = 0
     var cancellations = 0
     for index in 0..<participantCount {
-      let expected = StressOperation.value(for: operations[index].key)
+      let expected = Self.value(for: keys[index])
       // Each participant gets exactly one result: a task returns once; a handler is checked.
       let received = isHandler[index] ? handlerCalls[index].all : awaited[index].map { [$0] }
       guard let received, received.count == 1, let result = received.first else {
@@ -259,12 +223,17 @@ import Testing
     }
     for key in 0..<keySpace {
       let coalescingKey = CoalescingKey(
-        operationType: StressOperation.self, valueType: Int.self, base: key)
+        operationType: ManualOperation.self, valueType: Int.self, base: key)
       if let stale = manager.inFlightOperation(for: coalescingKey) {
         Issue.record("\(context): key \(key) still indexes \(stale) after draining")
         ok = false
       }
     }
+    for violation in await invariants.verify(manager, timeout: .seconds(5)) {
+      Issue.record("\(context): \(violation)")
+      ok = false
+    }
+    _ = await invariants.log.stop(timeout: .seconds(5))
     totals.add(
       Totals(
         rounds: 1, participants: participantCount, values: values, cancellations: cancellations,

@@ -1,15 +1,4 @@
 import Dispatch
-import Foundation
-import OperationCore
-import TestSupport
-
-extension OperationQueueManager {
-  /// Waits until every operation enqueued through the manager has finished; false if
-  /// `timeout` passed first.
-  func waitUntilIdle(timeout: Duration = .seconds(30)) async -> Bool {
-    await eventually(within: timeout) { isIdle }
-  }
-}
 
 /// A dispatch queue that can tell whether the current code runs on it.
 final class TaggedQueue: @unchecked Sendable {

@@ -5,46 +5,22 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// An operation for the stress test: it finishes in `main()`, shortly after on another thread,
-/// or only when someone finishes or cancels it. It counts its `main()` calls.
-final class StressOperation: ConcurrentOperation<Int, any Error>, @unchecked Sendable {
-  enum Mode: CaseIterable {
-    case finishInMain
-    case finishSoon
-    case finishWhenTold
-  }
-
-  // `mainCalls` is atomic; everything else is immutable.
-  let mode: Mode
-  let value: Int
-  let mainCalls = Atomic<Int>(0)
-
-  init(value: Int, key: Int?, mode: Mode) {
-    self.value = value
-    self.mode = mode
-    if let key {
-      super.init(coalescingKey: key)
-    } else {
-      super.init()
-    }
-  }
-
-  override func main() {
-    mainCalls.add(1, ordering: .relaxed)
-    switch mode {
-    case .finishInMain: finish(returning: value)
-    case .finishSoon: DispatchQueue.global().async { self.finish(returning: self.value) }
-    case .finishWhenTold: break
-    }
-  }
+/// How a stress operation finishes: in `main()`, shortly after on another thread, or only
+/// when someone finishes or cancels it.
+enum StressMode: CaseIterable {
+  case finishInMain
+  case finishSoon
+  case finishWhenTold
 }
 
 /// Shared bookkeeping of one stress run.
 final class StressLedger: Sendable {
   private struct State {
-    var operations: [StressOperation] = []
+    var operations: [ManualOperation] = []
+    /// The value each operation finishes with.
+    var values: [ObjectIdentifier: Int] = [:]
     /// Every operation an enqueue returned: the ones that went into the queue.
-    var admitted: [ObjectIdentifier: StressOperation] = [:]
+    var admitted: [ObjectIdentifier: ManualOperation] = [:]
     /// Per waiter: how many times its completion ran, the value it received, and the value of
     /// the operation it waits on.
     var deliveries: [Int] = []
@@ -54,17 +30,38 @@ final class StressLedger: Sendable {
 
   private let state = Locked(State())
   private let nextValue = Atomic<Int>(0)
+  /// Checks the run's events.
+  let invariants: EventInvariants
 
-  func makeOperation(key: Int?, mode: StressOperation.Mode) -> StressOperation {
+  init(_ manager: OperationQueueManager) {
+    invariants = EventInvariants(manager)
+  }
+
+  func makeOperation(key: Int?, mode: StressMode) -> ManualOperation {
     let value = nextValue.wrappingAdd(1, ordering: .relaxed).newValue
-    let operation = StressOperation(value: value, key: key, mode: mode)
+    let ending: ManualOperation.Ending =
+      switch mode {
+      case .finishInMain: .returning(value)
+      case .finishSoon: .returningSoon(value, microseconds: 0)
+      case .finishWhenTold: .whenReleased
+      }
+    let operation = ManualOperation(key: key, ending: ending)
+    invariants.track(operation)
     // Published before it is enqueued, so other threads can race cancel/finish with enqueue.
-    state.withLock { $0.operations.append(operation) }
+    state.withLock {
+      $0.operations.append(operation)
+      $0.values[ObjectIdentifier(operation)] = value
+    }
     return operation
   }
 
+  /// The value `operation` finishes with.
+  func value(of operation: ManualOperation) -> Int {
+    state.withLock { $0.values[ObjectIdentifier(operation)] ?? -1 }
+  }
+
   /// A recent operation most of the time, any operation otherwise.
-  func randomOperation(using rng: inout SeededGenerator) -> StressOperation? {
+  func randomOperation(using rng: inout SeededGenerator) -> ManualOperation? {
     let anyAge = Int.random(in: 0..<3, using: &rng) == 0
     return state.withLock { state in
       guard !state.operations.isEmpty else { return nil }
@@ -83,12 +80,12 @@ final class StressLedger: Sendable {
   }
 
   func waiter(_ waiter: Int, waitsOn operation: ConcurrentOperation<Int, any Error>) {
-    guard let operation = operation as? StressOperation else { return }
-    state.withLock { $0.expectedValues[waiter] = operation.value }
+    guard let operation = operation as? ManualOperation else { return }
+    state.withLock { $0.expectedValues[waiter] = $0.values[ObjectIdentifier(operation)] }
   }
 
   func enqueued(_ operation: ConcurrentOperation<Int, any Error>) {
-    guard let operation = operation as? StressOperation else { return }
+    guard let operation = operation as? ManualOperation else { return }
     state.withLock { $0.admitted[ObjectIdentifier(operation)] = operation }
   }
 
@@ -99,8 +96,8 @@ final class StressLedger: Sendable {
     }
   }
 
-  var operations: [StressOperation] { state.withLock { $0.operations } }
-  var admittedOperations: [StressOperation] { state.withLock { Array($0.admitted.values) } }
+  var operations: [ManualOperation] { state.withLock { $0.operations } }
+  var admittedOperations: [ManualOperation] { state.withLock { Array($0.admitted.values) } }
   var deliveries: [Int] { state.withLock { $0.deliveries } }
   var totalDeliveries: Int { state.withLock { $0.deliveries.reduce(0, +) } }
 
@@ -118,19 +115,18 @@ final class StressLedger: Sendable {
   }
 }
 
-/// Bounded races and random stress, one at a time: each wants both processors.
-@Suite(.serialized) struct StressTests {
+/// Bounded races and random stress from threads, one at a time (each wants both processors),
+/// their events checked by ``EventInvariants``.
+@Suite(.serialized) struct ThreadedActionStressTests {
   @Test func randomConcurrentActionsDeliverEveryCompletionExactlyOnce() async throws {
-    let seed =
-      ProcessInfo.processInfo.environment["STRESS_SEED"].flatMap { UInt64($0) }
-      ?? UInt64.random(in: 1...UInt64.max)
+    let seed = StressSettings.seed(alias: "STRESS_SEED")
     let threads = 4
     let actionsPerThread = 1_500
     let keys = 12
     let deadline = ContinuousClock.now + .seconds(4)
 
     let manager = OperationQueueManager(name: "stress", maxConcurrentOperationCount: 4)
-    let ledger = StressLedger()
+    let ledger = StressLedger(manager)
     let callbackQueue = DispatchQueue(label: "stress.callbacks", attributes: .concurrent)
     let actionsRun = Atomic<Int>(0)
     let finishedThreads = Recorder<Int>()
@@ -151,8 +147,8 @@ final class StressLedger: Sendable {
 
     // Let everything end: resume the queue and finish every piece of work still open.
     manager.isSuspended = false
-    for operation in ledger.operations { operation.finish(returning: operation.value) }
-    let drained = await manager.waitUntilIdle(timeout: .seconds(5))
+    for operation in ledger.operations { operation.release(ledger.value(of: operation)) }
+    let drained = await becomesIdle(manager, within: .seconds(5))
     let waiters = ledger.deliveries.count
     let delivered = await eventually { ledger.totalDeliveries >= waiters }
 
@@ -167,15 +163,16 @@ final class StressLedger: Sendable {
       "waiters not called exactly once: \(wrongCounts.prefix(10).map { "\($0)×\(deliveries[$0])" }); seed \(seed)"
     )
     #expect(ledger.wrongValues.isEmpty, "\(ledger.wrongValues.prefix(5)); seed \(seed)")
-    let ranTwice = ledger.operations.filter { $0.mainCalls.load(ordering: .relaxed) > 1 }
+    let ranTwice = ledger.operations.filter { $0.mainCallCount > 1 }
     #expect(ranTwice.isEmpty, "\(ranTwice.count) operations ran main() twice; seed \(seed)")
     let unfinished = ledger.admittedOperations.filter { !$0.isFinished }
     #expect(unfinished.isEmpty, "\(unfinished.count) enqueued operations unfinished; seed \(seed)")
     let stale = (0..<keys).compactMap { key in
       manager.inFlightOperation(
-        for: CoalescingKey(operationType: StressOperation.self, valueType: Int.self, base: key))
+        for: CoalescingKey(operationType: ManualOperation.self, valueType: Int.self, base: key))
     }
     #expect(stale.isEmpty, "\(stale.count) stale index entries; seed \(seed)")
+    await ledger.invariants.expectValid(manager, context: "seed \(seed)")
     #expect(actionsRun.load(ordering: .relaxed) > 0)
     print(
       "stress: seed \(seed), \(actionsRun.load(ordering: .relaxed)) actions,"
@@ -187,6 +184,7 @@ final class StressLedger: Sendable {
   /// index when a new request for the same key registers fresh work.
   @Test func racingCancelAndRequestNeverLoseTheNewerIndexEntry() async throws {
     let manager = OperationQueueManager(name: "coalescing.race")
+    let invariants = EventInvariants(manager)
     manager.isSuspended = true
     let maximumRounds = 10_000
     let deadline = ContinuousClock.now + .milliseconds(800)
@@ -198,15 +196,16 @@ final class StressLedger: Sendable {
     // back, a negative one the cancel.
     let delay = Atomic<Int>(0)
     let violations = Recorder<String>()
-    let freshRequests = Counter()
-    let rounds = Counter()
+    let freshRequests = AsyncCounter()
+    let rounds = AsyncCounter()
     let done = Recorder<Int>()
 
     Thread.detachNewThread {
       var rng = SeededGenerator(seed: 0xCA9CE1)
       for round in 0..<maximumRounds {
-        let old = ContinuousClock.now < deadline ? ManualOperation(key: round, value: 0) : nil
-        if let old { manager.enqueue(old) }
+        let old =
+          ContinuousClock.now < deadline ? ManualOperation(key: round, ending: .returning(0)) : nil
+        if let old { invariants.enqueue(old, on: manager) }
         current.withLock { $0 = old }
         barrier.arrive(round: 2 * round + 1)
         guard let old else { break }
@@ -224,8 +223,8 @@ final class StressLedger: Sendable {
         barrier.arrive(round: 2 * round + 1)
         guard let old = current.withLock({ $0 }) else { break }
         spin(delay.load(ordering: .relaxed) + Int.random(in: 0..<16, using: &rng))
-        let request = ManualOperation(key: round, value: 1)
-        let admitted = manager.enqueue(request) { _ in }
+        let request = ManualOperation(key: round, ending: .returning(1))
+        let admitted = invariants.enqueue(request, on: manager)
         barrier.arrive(round: 2 * round + 2)
         // Both steps are done: `old` is cancelled, whichever came first.
         rounds.increment()
@@ -250,17 +249,18 @@ final class StressLedger: Sendable {
     #expect(await done.wait(forCount: 2, timeout: .seconds(5)))
     #expect(
       violations.values.isEmpty, "\(violations.count) violations: \(violations.values.prefix(5))")
-    #expect(rounds.count > 0)
-    print("coalescing race: \(rounds.count) rounds, \(freshRequests.count) started fresh work")
+    #expect(rounds.value > 0)
+    print("coalescing race: \(rounds.value) rounds, \(freshRequests.value) started fresh work")
     manager.isSuspended = false
-    #expect(await manager.waitUntilIdle())
+    #expect(await becomesIdle(manager))
+    await invariants.expectValid(manager)
   }
 
   private static func performRandomAction(
     manager: OperationQueueManager, ledger: StressLedger, keys: Int,
     callbackQueue: DispatchQueue, rng: inout SeededGenerator
   ) {
-    let mode: StressOperation.Mode =
+    let mode: StressMode =
       switch Int.random(in: 0..<10, using: &rng) {
       case 0..<4: .finishInMain
       case 4..<8: .finishSoon
@@ -286,16 +286,16 @@ final class StressLedger: Sendable {
       ledger.randomOperation(using: &rng)?.cancel()
     case 78..<95:  // finish from outside
       guard let operation = ledger.randomOperation(using: &rng) else { return }
-      operation.finish(returning: operation.value)
+      operation.release(ledger.value(of: operation))
     case 95..<97:
-      manager.cancelAllOperations()
+      ledger.invariants.cancelAll(manager, othersMaySettle: true)
     default:
       manager.isSuspended = Bool.random(using: &rng)
     }
   }
 
   private static func enqueue(
-    _ operation: StressOperation, manager: OperationQueueManager, ledger: StressLedger,
+    _ operation: ManualOperation, manager: OperationQueueManager, ledger: StressLedger,
     callbackQueue: CallbackQueue?
   ) {
     let waiter = ledger.makeWaiter()
