@@ -1,0 +1,182 @@
+import AsyncBridge
+import Foundation
+import OperationCore
+import TestSupport
+import Testing
+
+/// A caller's own deadline (`perform(_:timeout:)`, `run(key:timeout:_:)`, `value(timeout:)`):
+/// at the deadline that caller leaves with `OperationTimeoutError` (scope `.caller`), exactly
+/// like a cancelled waiter; the shared work goes on for the others and is cancelled only when
+/// the last waiter has left.
+@Suite struct CallerDeadlineTests {
+  /// Short enough to keep the suite fast, long enough to register first on a loaded machine.
+  static let deadline = Duration.milliseconds(50)
+
+  @Test func aDeadlineLeavesOnlyThatCallerWhileTheQueueIsSuspended() async throws {
+    let manager = OperationQueueManager(name: "deadline.one")
+    manager.isSuspended = true
+    let log = EventLog(manager)
+    let working = ManualOperation(key: 1, ending: .returning(7))
+    let patient = Task { try await manager.perform(working) }
+    #expect(await log.wait { $0.kind == .enqueued })
+    let hurried = Task {
+      try await manager.perform(ManualOperation(key: 1), timeout: Self.deadline)
+    }
+    let outcome = try #require(await result(of: hurried, within: .seconds(5)))
+    let error = try #require(outcome.failure as? OperationTimeoutError, "got \(outcome)")
+    #expect(error.scope == .caller)
+    #expect(error.timeout == Self.deadline)
+    #expect(!working.isCancelled, "the shared operation was cancelled by one caller's deadline")
+    manager.isSuspended = false
+    await expectValue(7, from: patient, within: .seconds(5))
+    #expect(await becomesIdle(manager, within: .seconds(5)))
+  }
+
+  @Test func theLastWaitersDeadlineCancelsTheOperation() async throws {
+    let manager = OperationQueueManager(name: "deadline.last")
+    manager.isSuspended = true
+    let operation = ManualOperation(key: 2)
+    let task = Task { try await manager.perform(operation, timeout: Self.deadline) }
+    let outcome = try #require(await result(of: task, within: .seconds(5)))
+    #expect((outcome.failure as? OperationTimeoutError)?.scope == .caller)
+    #expect(operation.isCancelled)
+    manager.isSuspended = false
+    #expect(await becomesIdle(manager, within: .seconds(5)))
+    #expect(operation.mainCallCount == 0)
+  }
+
+  @Test func aCompletionHandlerKeepsTheWorkAliveAfterADeadline() async throws {
+    let manager = OperationQueueManager(name: "deadline.handler")
+    let operation = ManualOperation(key: 3)
+    let handler = Recorder<Result<Int, any Error>>()
+    manager.enqueue(operation) { handler.record($0) }
+    #expect(await operation.started.wait(timeout: .seconds(5)))
+    let task = Task { try await operation.value(timeout: Self.deadline) }
+    let outcome = try #require(await result(of: task, within: .seconds(5)))
+    #expect((outcome.failure as? OperationTimeoutError)?.scope == .caller)
+    #expect(!operation.isCancelled)
+    operation.release(3)
+    #expect(await handler.wait(forCount: 1, timeout: .seconds(5)))
+    #expect(try handler.values.first?.get() == 3)
+  }
+
+  @Test func aTypedCallerGetsItsOwnTimeoutCase() async throws {
+    let manager = OperationQueueManager(name: "deadline.typed")
+    manager.isSuspended = true
+    let operation = TestOperation<TestFailure>(key: 4)
+    let task = Task { () async -> TestFailure? in
+      do throws(TestFailure) {
+        _ = try await manager.perform(operation, timeout: Self.deadline)
+        return nil
+      } catch {
+        return error
+      }
+    }
+    #expect(await value(of: task, within: .seconds(5)) == .timedOut(Self.deadline))
+    manager.isSuspended = false
+  }
+
+  @Test func runTakesADeadlineAndCancelsItsClosure() async throws {
+    let manager = OperationQueueManager(name: "deadline.run")
+    let entered = Gate()
+    let stopped = Gate()
+    let task = Task {
+      try await manager.run(key: "slow", timeout: Self.deadline) { () async throws -> Int in
+        entered.open()
+        do {
+          try await Task.sleep(for: .seconds(60))
+        } catch {
+          stopped.open()
+          throw error
+        }
+        return 1
+      }
+    }
+    let outcome = try #require(await result(of: task, within: .seconds(5)))
+    #expect((outcome.failure as? OperationTimeoutError)?.scope == .caller)
+    #expect(await entered.wait(timeout: .seconds(5)))
+    #expect(
+      await stopped.wait(timeout: .seconds(5)), "the closure's task was not cancelled")
+    #expect(await becomesIdle(manager, within: .seconds(5)))
+  }
+
+  @Test func aValueBeforeTheDeadlineStandsAndTheDeadlineDoesNothingLater() async throws {
+    let manager = OperationQueueManager(name: "deadline.early")
+    let operation = ManualOperation(key: 5, ending: .returning(5))
+    let value = try await withDeadline(.seconds(5)) {
+      try await manager.perform(operation, timeout: .milliseconds(20))
+    }
+    #expect(value == 5)
+    // Past the deadline: the timer fires into a closed registration.
+    try await Task.sleep(for: .milliseconds(40))
+    #expect(!operation.isCancelled)
+    #expect(operation.result.map { try? $0.get() } == 5)
+  }
+
+  /// The operation's own `timeout` is a different limit: it fails every waiter, with scope
+  /// `.operation`, and stops the work.
+  @Test func theOperationsOwnTimeoutFailsEveryWaiter() async throws {
+    let manager = OperationQueueManager(name: "deadline.own")
+    let operation = ManualOperation(key: 6)
+    operation.timeout = .milliseconds(30)
+    let first = Task { try await manager.perform(operation) }
+    let second = Task { try await manager.perform(ManualOperation(key: 6)) }
+    for task in [first, second] {
+      let outcome = try #require(await result(of: task, within: .seconds(5)))
+      #expect((outcome.failure as? OperationTimeoutError)?.scope == .operation)
+    }
+    #expect(operation.isCancelled)
+  }
+
+  /// 10,000 callers with deadlines on one pending operation: every deadline fires, each caller
+  /// leaves with the caller's timeout, and the process gains no thread per deadline (they are
+  /// Dispatch timers, not sleeping threads).
+  @Test func tenThousandDeadlinesHoldNoThreadEach() async throws {
+    let manager = OperationQueueManager(name: "deadline.many")
+    manager.isSuspended = true
+    let log = EventLog(manager)
+    let operation = ManualOperation(key: 7)
+    let anchor = Task { try await manager.perform(operation) }
+    #expect(await log.wait { $0.kind == .enqueued })
+    let threadsBefore = Self.threadCount()
+    let timedOut = AsyncCounter()
+    let callers = 10_000
+    let tasks = (0..<callers).map { _ in
+      Task {
+        do {
+          _ = try await manager.perform(ManualOperation(key: 7), timeout: .milliseconds(200))
+        } catch let error as OperationTimeoutError where error.scope == .caller {
+          timedOut.increment()
+        }
+      }
+    }
+    let threadsMeanwhile = Self.threadCount()
+    #expect(await timedOut.wait(untilAtLeast: callers, timeout: .seconds(30)))
+    for task in tasks { _ = await result(of: task, within: .seconds(5)) }
+    #expect(
+      threadsMeanwhile - threadsBefore < 32,
+      "threads grew from \(threadsBefore) to \(threadsMeanwhile) with \(callers) deadlines")
+    #expect(!operation.isCancelled, "the anchor caller still waits")
+    anchor.cancel()
+    manager.isSuspended = false
+    #expect(await becomesIdle(manager, within: .seconds(5)))
+  }
+
+  /// The process's thread count, from /proc (Linux); 0 elsewhere.
+  static func threadCount() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
+      return 0
+    }
+    let line = status.split(separator: "\n").first { $0.hasPrefix("Threads:") }
+    return line.flatMap { Int($0.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces)) }
+      ?? 0
+  }
+}
+
+extension Result {
+  /// The error, if this is a failure.
+  fileprivate var failure: Failure? {
+    if case .failure(let error) = self { return error }
+    return nil
+  }
+}
