@@ -1,4 +1,3 @@
-import Dispatch
 import OperationCore
 
 /// Suspends the calling task as one waiter of an operation, and makes the task's cancellation
@@ -8,6 +7,9 @@ import OperationCore
 /// until either the operation settles (and the settling thread resumes it) or a leave removes
 /// it (and resumes it with cancellation or the deadline's timeout). Only one of them can take
 /// it out.
+///
+/// Every task waiting on shared work keeps this call's frames for as long as it waits: they
+/// are kept small (see docs/PERFORMANCE.md, "Memory per waiter").
 @usableFromInline
 enum AwaitedWaiter {
   /// A waiter registered on an operation.
@@ -29,10 +31,6 @@ enum AwaitedWaiter {
   /// Registers a waiter through `register` and suspends until the outcome arrives, the task is
   /// cancelled, or `timeout` passes. `register` must add the waiter (or deliver to it at once)
   /// and return the operation and the waiter's identity, if it is still in the list.
-  ///
-  /// The deadline is a Dispatch timer (`asyncAfter` on a global queue): no thread waits for it.
-  /// A waiter that gets its outcome first closes its registration, so the pending timer holds
-  /// no operation until it fires, and then does nothing.
   @usableFromInline
   static func outcome(
     timeout: Duration?,
@@ -46,12 +44,10 @@ enum AwaitedWaiter {
         let (operation, id) = register(OperationWaiter(continuation: continuation))
         guard let id else { return }
         let place = Place(operation: operation, id: id)
-        if !registration.record(place) {
-          place.leave(.cancellation)
+        if let reason = registration.record(place) {
+          place.leave(reason)
         } else if let timeout {
-          DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) {
-            registration.leave(.deadline(timeout))
-          }
+          registration.arm(deadline: timeout)
         }
       }
     } onCancel: {

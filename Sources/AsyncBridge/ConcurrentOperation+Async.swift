@@ -16,6 +16,7 @@ extension ConcurrentOperation {
     try await outcome(timeout: timeout).value(as: Value.self)
   }
 
+  @inline(__always)
   fileprivate func outcome(timeout: Duration?) async -> ErasedOutcome {
     await AwaitedWaiter.outcome(timeout: timeout) { waiter in
       (self, addWaiter(waiter))

@@ -25,8 +25,9 @@ extension OperationQueueManager {
   /// - Throws: The operation's failure, `CancellationError` when cancelled (the task or the
   ///   operation), or ``OperationTimeoutError`` when a time limit expired.
   @_disfavoredOverload
+  @inlinable
   public func perform<Value, Failure>(
-    _ operation: ConcurrentOperation<Value, Failure>,
+    _ operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil
   ) async throws -> Value {
@@ -49,8 +50,9 @@ extension OperationQueueManager {
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
   /// - Returns: The operation's value.
   /// - Throws: The operation's typed failure.
+  @inlinable
   public func perform<Value, Failure: OperationFailure>(
-    _ operation: ConcurrentOperation<Value, Failure>,
+    _ operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil
   ) async throws(Failure) -> Value {
@@ -102,29 +104,35 @@ extension OperationQueueManager {
     timeout: Duration? = nil,
     _ body: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
-    guard let key else {
-      return try await perform(AsyncOperation(body), priority: priority, timeout: timeout)
-    }
-    // Joining needs only the key: no operation is built for a call that would drop it.
-    let coalescingKey = CoalescingKey(for: AsyncOperation<Value>.self, base: key)
+    guard let key else { return try await run(priority: priority, timeout: timeout, body) }
+    // Joining needs only the key: no operation is built for a call that would drop it. The
+    // key is built inside the registration, so it takes no room in this call's frame, which
+    // every waiting task keeps.
     let outcome = await AwaitedWaiter.outcome(timeout: timeout) { waiter in
       let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
       let admission =
         join(
-          coalescingKey, as: ConcurrentOperation<Value, any Error>.self, waiter: waiter,
-          priority: priority)
+          CoalescingKey(for: AsyncOperation<Value>.self, base: key),
+          as: ConcurrentOperation<Value, any Error>.self, waiter: waiter, priority: priority)
         ?? admit(AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority)
       return (admission.operation, admission.waiterID)
     }
     return try outcome.value(as: Value.self)
   }
 
-  private func outcome<Value, Failure>(
-    of operation: ConcurrentOperation<Value, Failure>,
+  /// Admits `operation` with a waiter for the calling task and waits. The operation is handed
+  /// over, not kept: one that joins other work is released as soon as it has joined, so a task
+  /// waiting on shared work does not keep its own dropped request alive.
+  @inlinable
+  @inline(__always)
+  func outcome<Value, Failure>(
+    of operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority?,
     timeout: Duration?
   ) async -> ErasedOutcome {
-    await AwaitedWaiter.outcome(timeout: timeout) { waiter in
+    var request = Optional(consume operation)
+    return await AwaitedWaiter.outcome(timeout: timeout) { waiter in
+      guard let operation = request.take() else { preconditionFailure("registered twice") }
       let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
       let admission = admit(operation, waiter: waiter, priority: priority)
       return (admission.operation, admission.waiterID)

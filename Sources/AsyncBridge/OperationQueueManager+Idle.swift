@@ -16,7 +16,7 @@ extension OperationQueueManager {
       try await withCheckedThrowingContinuation { continuation in
         guard let id = whenIdle({ continuation.resume() }) else { return }
         let wait = IdleWait(manager: self, id: id, continuation: continuation)
-        if !registration.record(wait) { wait.leave(.cancellation) }
+        if let reason = registration.record(wait) { wait.leave(reason) }
       }
     } onCancel: {
       registration.leave(.cancellation)

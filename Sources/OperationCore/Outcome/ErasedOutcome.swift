@@ -8,7 +8,9 @@ package enum ErasedOutcome: Sendable {
   case success(any ValueBoxing)
   case failure(any Error)
   case cancelled
-  case timedOut(OperationTimeoutError)
+  // Boxed: an error description is larger than the other payloads, and outcomes sit in every
+  // awaiting task's frames.
+  indirect case timedOut(OperationTimeoutError)
 
   /// The event kind that reports this outcome.
   package var completion: OperationEvent.Completion {
