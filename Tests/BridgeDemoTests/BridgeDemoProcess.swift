@@ -8,6 +8,8 @@ struct ProcessOutput: Sendable {
   let status: Int32
   let stdout: String
   let stderr: String
+  /// How long the process ran.
+  let elapsed: Duration
 
   /// Standard error's lines, without the `bridge-demo: …` progress lines.
   var errorLines: [String] {
@@ -17,6 +19,18 @@ struct ProcessOutput: Sendable {
 
 /// Runs the real `bridge-demo` binary as a subprocess.
 enum BridgeDemoProcess {
+  /// Where the process's standard output and standard error go.
+  enum Streams {
+    /// Each to its own pipe.
+    case separate
+    /// Standard output to a pipe whose read end is closed before the process starts, so every
+    /// write gets `EPIPE` (or `SIGPIPE`); standard error to its own pipe.
+    case readerless
+    /// Through `/bin/sh`, with `redirections` (e.g. `2>&-`) applied to the command; standard
+    /// output and standard error to their own pipes before that.
+    case shell(redirections: String)
+  }
+
   /// The executable SwiftPM built next to this test bundle, in the build products directory.
   static let executable: URL? = {
     var directories: [URL] = []
@@ -36,7 +50,7 @@ enum BridgeDemoProcess {
   /// Runs `bridge-demo` with `arguments`; the process is killed if it runs longer than
   /// `timeout`, which the test then reports.
   static func run(
-    _ arguments: [String], timeout: Duration = .seconds(15),
+    _ arguments: [String], timeout: Duration = .seconds(15), streams: Streams = .separate,
     sourceLocation: SourceLocation = #_sourceLocation
   ) async throws -> ProcessOutput {
     let executable = try #require(
@@ -48,22 +62,41 @@ enum BridgeDemoProcess {
     let stderr = Pipe()
     process.standardOutput = stdout
     process.standardError = stderr
+    switch streams {
+    case .separate:
+      break
+    case .readerless:
+      var ends: [Int32] = [0, 0]
+      try #require(pipe(&ends) == 0, sourceLocation: sourceLocation)
+      close(ends[0])
+      process.standardOutput = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+      try? stdout.fileHandleForWriting.close()
+    case .shell(let redirections):
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments = ["-c", "exec \"$0\" \"$@\" \(redirections)", executable.path] + arguments
+    }
     process.standardInput = FileHandle.nullDevice
 
     let exited = ExitSignal()
     process.terminationHandler = { _ in exited.fire() }
+    let start = ContinuousClock.now
     try process.run()
+    if case .readerless = streams, let handle = process.standardOutput as? FileHandle {
+      try handle.close()
+    }
     let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
     DispatchQueue.global().asyncAfter(deadline: .now() + seconds(timeout), execute: killer)
     async let output = readToEnd(stdout)
     async let errors = readToEnd(stderr)
     let (out, err) = await (output, errors)
     await exited.wait()
+    let elapsed = ContinuousClock.now - start
     killer.cancel()
     #expect(
       process.terminationReason == .exit, "bridge-demo \(arguments) did not exit by itself",
       sourceLocation: sourceLocation)
-    return ProcessOutput(status: process.terminationStatus, stdout: out, stderr: err)
+    return ProcessOutput(
+      status: process.terminationStatus, stdout: out, stderr: err, elapsed: elapsed)
   }
 
   /// Everything written to `pipe`, read on a dispatch thread so no task thread blocks.
