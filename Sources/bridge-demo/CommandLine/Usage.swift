@@ -84,9 +84,10 @@ enum Usage {
           ("--pagesize <n>", "How many questions, 1 to 100 (default: 10)"),
           (
             "--json",
-            "Print one JSON object instead of text: the questions as \"items\", and "
-              + "\"has_more\", \"quota_max\", \"quota_remaining\" and \"backoff\" (null, or the "
-              + "seconds to wait before the next call) as the API sent them"
+            "Print one JSON object instead of text, shaped like the API's response: "
+              + "\"items\" (the questions), \"has_more\", \"quota_max\", \"quota_remaining\" "
+              + "and, when the API sent one, \"backoff\" (the seconds to wait before the next "
+              + "call)"
           ),
           helpOption,
         ]),

@@ -19,8 +19,12 @@ enum Progress {
       var waited: Duration = .zero
       while (try? await Task.sleep(for: interval)) != nil {
         waited += interval
-        let line = "bridge-demo: \(step) … \(Int(waited / .seconds(1))) s"
-        _ = StandardStream.error.write("\r\u{1B}[K" + line.suffix(max(20, width - 1)))
+        let waitedText = " … \(Int(waited / .seconds(1))) s"
+        // One terminal line, or the carriage return would not take it all back.
+        let room = max(20, width - 1 - waitedText.count)
+        let head = "bridge-demo: \(step)"
+        let line = head.count <= room ? head : head.prefix(room - 1) + "…"
+        _ = StandardStream.error.write("\r\u{1B}[K" + line + waitedText)
       }
       return waited > .zero
     }
