@@ -73,26 +73,39 @@ enum CancelCommand {
       defer { endOfCaller.finish() }
       return try await questions.questions(query)
     }
-    let when: String
-    let endedFirst: Bool
+    // The first line of the report: when the task was cancelled, or that the request ended
+    // before it was due.
+    let heading: String
+    let endedFirst = {
+      "the request ended \(milliseconds(ContinuousClock.now - calledAt)) after the call, "
+        + "before the cancellation due \(due(after: after, embedded: server != nil))"
+    }
     if let server, after == nil {
       let arrival = await waitUnlessEnded(callerEnded) {
         await server.waitForQuestionRequests(requestsBefore + 1, timeout: arrivalPatience)
       }
-      endedFirst = arrival == nil
-      let arrived = arrival ?? false
       let elapsed = milliseconds(ContinuousClock.now - calledAt)
-      when =
-        arrived
-        ? "once the server had the request, \(elapsed) after it called questions(_:)"
-        : "\(elapsed) after it called questions(_:), the server still without the request"
+      switch arrival {
+      case nil:
+        heading = endedFirst()
+      case true?:
+        heading =
+          "cancelled the calling task once the server had the request, "
+          + "\(elapsed) after it called questions(_:)"
+      case false?:
+        heading =
+          "cancelled the calling task \(elapsed) after it called questions(_:), "
+          + "the server still without the request"
+      }
     } else {
       let delay = after ?? defaultDelay
       let slept: Void? = await waitUnlessEnded(callerEnded) {
         try? await Task.sleep(until: calledAt + delay)
       }
-      endedFirst = slept == nil
-      when = "\(milliseconds(delay)) after it called questions(_:)"
+      heading =
+        slept == nil
+        ? endedFirst()
+        : "cancelled the calling task \(milliseconds(delay)) after it called questions(_:)"
     }
     let dataTasksBefore = await runningDataTasks(in: environment, log: log)
     let cancelledAt = ContinuousClock.now
@@ -100,14 +113,7 @@ enum CancelCommand {
     let result = await caller.result
     let callerLatency = ContinuousClock.now - cancelledAt
 
-    var lines: [String]
-    if endedFirst {
-      let elapsed = milliseconds(cancelledAt - calledAt)
-      let due = due(after: after, embedded: server != nil)
-      lines = ["the request ended \(elapsed) after the call, before the cancellation due \(due)"]
-    } else {
-      lines = ["cancelled the calling task \(when)"]
-    }
+    var lines = [heading]
     switch result {
     case .failure(let error) where error is CancellationError:
       lines.append("  caller: CancellationError, \(milliseconds(callerLatency)) after cancel()")
