@@ -57,3 +57,26 @@ import Testing
     #expect(output.stderr.isEmpty)
   }
 }
+
+/// On a terminal: progress for long waits, erased when they end, and help as wide as the
+/// window.
+@Suite(.enabled(if: PseudoTerminal.isAvailable)) struct TerminalTests {
+  @Test func progressShowsWhileTheWaitLastsAndIsErasedAfterIt() async throws {
+    let output = try await BridgeDemoProcess.run(
+      ["cancel", "--after", "1500"], streams: .terminal(columns: 100))
+
+    #expect(output.status == 0, "\(output.stdout)")
+    #expect(output.stdout.contains("\r\u{1B}[Kbridge-demo: GET http://127.0.0.1:"))
+    #expect(output.stdout.contains(" … 1 s"))
+    #expect(output.stdout.contains("\r\u{1B}[Kcancelled the calling task 1500 ms after"))
+  }
+
+  @Test func helpWrapsToTheWindowsWidth() async throws {
+    let output = try await BridgeDemoProcess.run(["--help"], streams: .terminal(columns: 60))
+
+    #expect(output.status == 0)
+    let lines = output.stdout.split(separator: "\n")
+    #expect(lines.contains { $0.count > 50 })
+    #expect(lines.allSatisfy { $0.count <= 60 || !$0.contains(" ") }, "\(lines)")
+  }
+}
