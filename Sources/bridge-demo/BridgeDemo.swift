@@ -42,7 +42,7 @@ enum BridgeDemo {
   private static func report(_ error: UsageError) {
     Console.error("error: \(error.description)")
     let width = Terminal.width(of: StandardStream.error.rawValue)
-    Usage.line(for: error.command, width: width).forEach(Console.error)
+    Usage.usageLines(for: error.command, width: width).forEach(Console.error)
     Console.error("see '\(error.helpCommand)'")
   }
 }

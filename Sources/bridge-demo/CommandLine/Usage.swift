@@ -7,7 +7,9 @@ enum Usage {
 
   /// The usage line of `command` (the tool's when nil), as a usage error shows it:
   /// `usage: bridge-demo questions [--base-url <url>] …`, wrapped for `width` columns.
-  static func line(for command: Subcommand?, width: Int = Terminal.defaultWidth) -> [String] {
+  static func usageLines(
+    for command: Subcommand?, width: Int = Terminal.defaultWidth
+  ) -> [String] {
     page(for: command).usageLines(prefix: "usage: ", width: width)
   }
 
