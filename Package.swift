@@ -39,6 +39,7 @@ let package = Package(
     .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
     .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "TestSupport"]),
     .testTarget(
-      name: "BridgeDemoTests", dependencies: ["bridge-demo", "FixtureServer", "OperationCore"]),
+      name: "BridgeDemoTests",
+      dependencies: ["bridge-demo", "FixtureServer", "OperationCore", "TestSupport"]),
   ]
 )

@@ -1,3 +1,5 @@
 import Foundation
 
-exit(await BridgeDemo.run(arguments: Array(CommandLine.arguments.dropFirst())))
+Console.prepare()
+let status = await BridgeDemo.run(arguments: Array(CommandLine.arguments.dropFirst()))
+exit(Console.exitStatus(after: status))

@@ -15,6 +15,33 @@ import Testing
     #expect(try Arguments.parse(["help"]) == .help(nil))
     #expect(try Arguments.parse(["help", "help"]) == .help(nil))
     #expect(try Arguments.parse(["help", "coalesce"]) == .help(.coalesce))
+    #expect(try Arguments.parse(["--help", "questions"]) == .help(.questions))
+    #expect(try Arguments.parse(["-h", "help"]) == .help(nil))
+    #expect(try Arguments.parse(["help", "--", "cancel"]) == .help(.cancel))
+  }
+
+  @Test func versionIsItsOwnInvocation() throws {
+    #expect(try Arguments.parse(["--version"]) == .version)
+    #expect(throws: UsageError(reason: .unexpectedArgument("x"), command: nil)) {
+      try Arguments.parse(["--version", "x"])
+    }
+  }
+
+  @Test func doubleDashEndsTheOptions() throws {
+    #expect(try Arguments.parse(["--"]) == .tour)
+    #expect(try Arguments.parse(["--", "questions"]) == .questions(QuestionsOptions()))
+    #expect(
+      try Arguments.parse(["questions", "--json", "--"])
+        == .questions(QuestionsOptions(json: true)))
+    #expect(throws: UsageError(reason: .unexpectedArgument("--help"), command: .questions)) {
+      try Arguments.parse(["questions", "--", "--help"])
+    }
+    #expect(throws: UsageError(reason: .unexpectedArgument("--json"), command: .questions)) {
+      try Arguments.parse(["--", "questions", "--json"])
+    }
+    #expect(throws: UsageError(reason: .unknownCommand("--help"), command: nil)) {
+      try Arguments.parse(["--", "--help"])
+    }
   }
 
   @Test(arguments: Subcommand.allCases.filter { $0 != .help })
@@ -48,7 +75,7 @@ import Testing
     ])
 
     let expected = QuestionsOptions(
-      baseURL: URL(string: "HTTP://127.0.0.1:8080"), site: "askubuntu", pageSize: 1, json: true)
+      baseURL: URL(string: "http://127.0.0.1:8080"), site: "askubuntu", pageSize: 1, json: true)
     #expect(invocation == .questions(expected))
   }
 
@@ -78,6 +105,9 @@ import Testing
     #expect(
       try Arguments.parse(["bench", "--quick", "--json"])
         == .bench(BenchOptions(json: true, quick: true)))
+    #expect(
+      try Arguments.parse(["bench", "--fail-on-miss"])
+        == .bench(BenchOptions(json: false, quick: false, failOnMiss: true)))
   }
 
   @Test(arguments: [
@@ -85,7 +115,11 @@ import Testing
     (["-x"], UsageError(reason: .unknownOption("-x"), command: nil)),
     (["bogus"], UsageError(reason: .unknownCommand("bogus"), command: nil)),
     (["Questions"], UsageError(reason: .unknownCommand("Questions"), command: nil)),
-    (["--help", "questions"], UsageError(reason: .unexpectedArgument("questions"), command: nil)),
+    (["--help", "bogus"], UsageError(reason: .unknownCommand("bogus"), command: nil)),
+    (
+      ["--help", "questions", "coalesce"],
+      UsageError(reason: .unexpectedArgument("coalesce"), command: nil)
+    ),
     (["tour", "--json"], UsageError(reason: .unknownOption("--json"), command: .tour)),
     (["tour", "now"], UsageError(reason: .unexpectedArgument("now"), command: .tour)),
     (["help", "bogus"], UsageError(reason: .unknownCommand("bogus"), command: .help)),
@@ -213,13 +247,16 @@ import Testing
   @Test func usageErrorsReadAsOneLineNamingTheCause() {
     #expect(
       UsageError(reason: .unknownOption("--foo"), command: .questions).description
-        == "unknown option '--foo' for 'questions'")
+        == "unknown option '--foo'")
+    #expect(
+      UsageError(reason: .missingValue(option: "--pagesize"), command: .questions).description
+        == "missing value for --pagesize")
     #expect(
       UsageError(
         reason: .invalidValue("0", option: "--pagesize", expected: "an integer from 1 to 100"),
         command: .questions
       ).description
-        == "invalid value '0' for 'questions --pagesize': expected an integer from 1 to 100")
+        == "invalid value '0' for --pagesize: expected an integer from 1 to 100")
     #expect(
       UsageError(reason: .unknownCommand("x"), command: nil).description == "unknown command 'x'")
     #expect(
@@ -239,5 +276,34 @@ import Testing
     #expect(Usage.text(for: .cancel).contains("--after <ms>"))
     #expect(Usage.text(for: .bench).contains("--quick"))
     #expect(Usage.text(for: .tour).contains("USAGE: bridge-demo [tour]"))
+  }
+}
+
+@Suite struct BaseURLTests {
+  @Test(arguments: [
+    ("http://127.0.0.1:0", "a port from 1 to 65535"),
+    ("http://127.0.0.1:65536", "a port from 1 to 65535"),
+    ("https://example.com:99999/2.3", "a port from 1 to 65535"),
+    ("http://a..b", "a host name or IP address"),
+    ("http://-a.example", "a host name or IP address"),
+    ("http://a-.example", "a host name or IP address"),
+    ("http://a_b.example", "a host name or IP address"),
+    ("http://999.1.1.1", "a host name or IP address"),
+    ("http://1.2.3", "a host name or IP address"),
+  ])
+  func portsOutOfRangeAndMalformedHostsAreRefused(text: String, expected: String) {
+    #expect(throws: BaseURL.Rejection(expected: expected)) { try BaseURL.parse(text) }
+  }
+
+  @Test(arguments: [
+    ("HTTP://127.0.0.1:8080/2.3", "http://127.0.0.1:8080/2.3"),
+    ("HttpS://api.stackexchange.com/2.3", "https://api.stackexchange.com/2.3"),
+    ("http://localhost:65535", "http://localhost:65535"),
+    ("http://[::1]:8080", "http://[::1]:8080"),
+    ("http://example.com./x", "http://example.com./x"),
+    ("http://10.0.0.255", "http://10.0.0.255"),
+  ])
+  func wellFormedURLsPassWithTheSchemeInLowerCase(text: String, expected: String) throws {
+    #expect(try BaseURL.parse(text).absoluteString == expected)
   }
 }

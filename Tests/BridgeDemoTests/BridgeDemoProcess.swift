@@ -8,6 +8,8 @@ struct ProcessOutput: Sendable {
   let status: Int32
   let stdout: String
   let stderr: String
+  /// How long the process ran.
+  let elapsed: Duration
 
   /// Standard error's lines, without the `bridge-demo: …` progress lines.
   var errorLines: [String] {
@@ -17,6 +19,21 @@ struct ProcessOutput: Sendable {
 
 /// Runs the real `bridge-demo` binary as a subprocess.
 enum BridgeDemoProcess {
+  /// Where the process's standard output and standard error go.
+  enum Streams {
+    /// Each to its own pipe.
+    case separate
+    /// Standard output to a pipe whose read end is closed before the process starts, so every
+    /// write gets `EPIPE` (or `SIGPIPE`); standard error to its own pipe.
+    case readerless
+    /// Through `/bin/sh`, with `redirections` (e.g. `2>&-`) applied to the command; standard
+    /// output and standard error to their own pipes before that.
+    case shell(redirections: String)
+    /// Both to one pseudo-terminal `columns` wide, read back as `stdout` (with the terminal's
+    /// `\r\n` line ends turned back into `\n`); `stderr` is empty.
+    case terminal(columns: Int)
+  }
+
   /// The executable SwiftPM built next to this test bundle, in the build products directory.
   static let executable: URL? = {
     var directories: [URL] = []
@@ -36,48 +53,132 @@ enum BridgeDemoProcess {
   /// Runs `bridge-demo` with `arguments`; the process is killed if it runs longer than
   /// `timeout`, which the test then reports.
   static func run(
-    _ arguments: [String], timeout: Duration = .seconds(15),
+    _ arguments: [String], timeout: Duration = .seconds(15), streams: Streams = .separate,
     sourceLocation: SourceLocation = #_sourceLocation
   ) async throws -> ProcessOutput {
     let executable = try #require(
       executable, "bridge-demo was not built next to the tests", sourceLocation: sourceLocation)
     let process = Process()
+    var terminal: PseudoTerminal?
     process.executableURL = executable
     process.arguments = arguments
     let stdout = Pipe()
     let stderr = Pipe()
     process.standardOutput = stdout
     process.standardError = stderr
+    switch streams {
+    case .separate:
+      break
+    case .readerless:
+      var ends: [Int32] = [0, 0]
+      try #require(pipe(&ends) == 0, sourceLocation: sourceLocation)
+      close(ends[0])
+      process.standardOutput = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+      try? stdout.fileHandleForWriting.close()
+    case .shell(let redirections):
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments = ["-c", "exec \"$0\" \"$@\" \(redirections)", executable.path] + arguments
+    case .terminal(let columns):
+      terminal = try PseudoTerminal(columns: columns)
+      let handle = FileHandle(fileDescriptor: terminal!.secondary, closeOnDealloc: false)
+      process.standardOutput = handle
+      process.standardError = handle
+      try? stdout.fileHandleForWriting.close()
+      try? stderr.fileHandleForWriting.close()
+    }
     process.standardInput = FileHandle.nullDevice
 
     let exited = ExitSignal()
     process.terminationHandler = { _ in exited.fire() }
+    let start = ContinuousClock.now
     try process.run()
+    if case .readerless = streams, let handle = process.standardOutput as? FileHandle {
+      try handle.close()
+    }
+    terminal?.closeSecondary()
     let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
     DispatchQueue.global().asyncAfter(deadline: .now() + seconds(timeout), execute: killer)
-    async let output = readToEnd(stdout)
-    async let errors = readToEnd(stderr)
-    let (out, err) = await (output, errors)
+    async let output = readToEnd(terminal?.primary ?? stdout.fileHandleForReading.fileDescriptor)
+    async let errors = readToEnd(stderr.fileHandleForReading.fileDescriptor)
+    var (out, err) = await (output, errors)
+    if let terminal {
+      terminal.closePrimary()
+      out = out.replacingOccurrences(of: "\r\n", with: "\n")
+    }
     await exited.wait()
+    let elapsed = ContinuousClock.now - start
     killer.cancel()
     #expect(
       process.terminationReason == .exit, "bridge-demo \(arguments) did not exit by itself",
       sourceLocation: sourceLocation)
-    return ProcessOutput(status: process.terminationStatus, stdout: out, stderr: err)
+    return ProcessOutput(
+      status: process.terminationStatus, stdout: out, stderr: err, elapsed: elapsed)
   }
 
-  /// Everything written to `pipe`, read on a dispatch thread so no task thread blocks.
-  private static func readToEnd(_ pipe: Pipe) async -> String {
+  /// Everything read from `descriptor` until the end of the file (or, for a terminal, until
+  /// the process closed its side), read on a dispatch thread so no task thread blocks.
+  private static func readToEnd(_ descriptor: Int32) async -> String {
     await withCheckedContinuation { continuation in
       DispatchQueue.global().async {
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        continuation.resume(returning: String(decoding: data, as: UTF8.self))
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+          let count = read(descriptor, &buffer, buffer.count)
+          guard count > 0 else { break }
+          bytes += buffer[..<count]
+        }
+        continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
       }
     }
   }
 
   private static func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+  }
+}
+
+/// A pseudo-terminal pair: the process writes to the secondary side, the test reads the
+/// primary side. Linux only: it opens `/dev/ptmx` and unlocks and names the secondary side with
+/// `ioctl`s (Glibc's module does not export `posix_openpt` and friends).
+struct PseudoTerminal: Sendable {
+  struct Failure: Error {
+    let call: String
+  }
+
+  /// Whether this platform has them.
+  static let isAvailable = FileManager.default.fileExists(atPath: "/dev/ptmx")
+
+  // _IOW('T', 0x31, int) and _IOR('T', 0x30, unsigned int) from <asm-generic/ioctls.h>.
+  private static let unlock: UInt = 0x4004_5431
+  private static let number: UInt = 0x8004_5430
+
+  let primary: Int32
+  let secondary: Int32
+
+  /// Opens a pair whose window is `columns` wide.
+  init(columns: Int) throws {
+    primary = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+    var unlocked: Int32 = 0
+    var index: UInt32 = 0
+    guard primary >= 0, ioctl(primary, Self.unlock, &unlocked) == 0,
+      ioctl(primary, Self.number, &index) == 0
+    else { throw Failure(call: "open /dev/ptmx") }
+    var size = winsize()
+    size.ws_col = UInt16(columns)
+    size.ws_row = 24
+    guard ioctl(primary, UInt(TIOCSWINSZ), &size) == 0 else { throw Failure(call: "TIOCSWINSZ") }
+    secondary = open("/dev/pts/\(index)", O_RDWR | O_NOCTTY)
+    guard secondary >= 0 else { throw Failure(call: "open /dev/pts/\(index)") }
+  }
+
+  /// Closes the test's copy of the secondary side, so that reads end once the process exits.
+  func closeSecondary() {
+    close(secondary)
+  }
+
+  /// Closes the primary side, once everything was read.
+  func closePrimary() {
+    close(primary)
   }
 }
 

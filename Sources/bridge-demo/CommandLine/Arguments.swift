@@ -8,39 +8,69 @@ enum Arguments {
   /// Parses `arguments` (without the program name).
   ///
   /// No arguments run the tour. `--help` or `-h` anywhere after a command asks for that
-  /// command's help, whatever else is there.
+  /// command's help, whatever else is there; before a command, it asks for that command's
+  /// help. `--` ends the options: after it, even `--help` is an operand (and no command takes
+  /// operands), and before the command it makes the next argument the command's name.
   ///
   /// - Throws: ``UsageError``.
   static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
     guard let first = arguments.first else { return .tour }
     let rest = Array(arguments.dropFirst())
-    if helpFlags.contains(first) {
+    if first == "--version" {
       if let extra = rest.first {
         throw UsageError(reason: .unexpectedArgument(extra), command: nil)
       }
-      return .help(nil)
+      return .version
     }
-    guard let command = Subcommand(rawValue: first) else {
-      let reason: UsageError.Reason =
-        first.hasPrefix("-") ? .unknownOption(first) : .unknownCommand(first)
-      throw UsageError(reason: reason, command: nil)
+    if helpFlags.contains(first) {
+      return try help(rest, command: nil)
     }
-    if rest.contains(where: helpFlags.contains) { return .help(command) }
+    if first == "--" {
+      guard let name = rest.first else { return .tour }
+      let command = try subcommand(named: name, command: nil)
+      return try parse(command, ["--"] + rest.dropFirst())
+    }
+    guard !first.hasPrefix("-") else {
+      throw UsageError(reason: .unknownOption(first), command: nil)
+    }
+    let command = try subcommand(named: first, command: nil)
+    if rest.prefix(while: { $0 != "--" }).contains(where: helpFlags.contains) {
+      return .help(command)
+    }
+    return try parse(command, rest)
+  }
+
+  /// Parses the arguments after `command`'s name.
+  private static func parse(
+    _ command: Subcommand, _ arguments: [String]
+  ) throws(UsageError) -> Invocation {
     switch command {
     case .tour:
-      _ = try OptionScanner(rest, command: .tour, options: [])
+      _ = try OptionScanner(arguments, command: .tour, options: [])
       return .tour
     case .questions:
-      return .questions(try questions(rest))
+      return .questions(try questions(arguments))
     case .coalesce:
-      return .coalesce(try coalesce(rest))
+      return .coalesce(try coalesce(arguments))
     case .cancel:
-      return .cancel(try cancel(rest))
+      return .cancel(try cancel(arguments))
     case .bench:
-      return .bench(try bench(rest))
+      return .bench(try bench(arguments))
     case .help:
-      return try help(rest)
+      return try help(arguments, command: .help)
     }
+  }
+
+  /// The command called `name`.
+  ///
+  /// - Throws: ``UsageError`` when there is none, reported for `command`.
+  private static func subcommand(
+    named name: String, command: Subcommand?
+  ) throws(UsageError) -> Subcommand {
+    guard let subcommand = Subcommand(rawValue: name) else {
+      throw UsageError(reason: .unknownCommand(name), command: command)
+    }
+    return subcommand
   }
 
   private static func questions(_ arguments: [String]) throws(UsageError) -> QuestionsOptions {
@@ -92,30 +122,37 @@ enum Arguments {
       arguments, command: .bench,
       options: [
         .init(name: "--json", takesValue: false), .init(name: "--quick", takesValue: false),
+        .init(name: "--fail-on-miss", takesValue: false),
       ])
-    return BenchOptions(json: scanner.flag("--json"), quick: scanner.flag("--quick"))
+    return BenchOptions(
+      json: scanner.flag("--json"), quick: scanner.flag("--quick"),
+      failOnMiss: scanner.flag("--fail-on-miss"))
   }
 
-  private static func help(_ arguments: [String]) throws(UsageError) -> Invocation {
-    guard let topic = arguments.first else { return .help(nil) }
-    guard arguments.count == 1 else {
-      throw UsageError(reason: .unexpectedArgument(arguments[1]), command: .help)
+  /// The help topic in `arguments` (after `help`, or after `--help` before any command, where
+  /// `command` is nil): none, or one command name, optionally after `--`.
+  private static func help(
+    _ arguments: [String], command: Subcommand?
+  ) throws(UsageError) -> Invocation {
+    let operands = arguments.first == "--" ? Array(arguments.dropFirst()) : arguments
+    guard let topic = operands.first else { return .help(nil) }
+    guard operands.count == 1 else {
+      throw UsageError(reason: .unexpectedArgument(operands[1]), command: command)
     }
-    guard let command = Subcommand(rawValue: topic) else {
-      throw UsageError(reason: .unknownCommand(topic), command: .help)
+    if topic.hasPrefix("-"), arguments.first != "--" {
+      throw UsageError(reason: .unknownOption(topic), command: command)
     }
-    return .help(command == .help ? nil : command)
+    let subcommand = try subcommand(named: topic, command: command)
+    return .help(subcommand == .help ? nil : subcommand)
   }
 
-  /// The `--base-url` value: an absolute `http` or `https` URL with a host, or nil if absent.
+  /// The `--base-url` value (see ``BaseURL/parse(_:)``), or nil if absent.
   private static func url(in scanner: OptionScanner) throws(UsageError) -> URL? {
     guard let text = scanner.value("--base-url") else { return nil }
-    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-      scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
-    else {
-      throw scanner.invalid(
-        text, option: "--base-url", expected: "an http or https URL with a host")
+    do {
+      return try BaseURL.parse(text)
+    } catch {
+      throw scanner.invalid(text, option: "--base-url", expected: error.expected)
     }
-    return url
   }
 }

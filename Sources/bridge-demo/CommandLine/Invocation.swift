@@ -14,6 +14,8 @@ enum Subcommand: String, CaseIterable, Sendable {
 enum Invocation: Equatable {
   /// Print the usage of the tool (nil) or of a command.
   case help(Subcommand?)
+  /// Print the tool's name and version.
+  case version
   /// The offline tour: fetch, coalesce, cancel against the embedded server.
   case tour
   /// Print the latest questions.
@@ -34,7 +36,7 @@ struct QuestionsOptions: Equatable {
   var site = "stackoverflow"
   /// How many questions to fetch, 1...100.
   var pageSize = 10
-  /// Print one JSON array instead of text.
+  /// Print one JSON object (the questions and the API's quota and backoff) instead of text.
   var json = false
 }
 
@@ -61,4 +63,6 @@ struct BenchOptions: Equatable {
   var json = false
   /// Run each scenario at about a tenth of its scale.
   var quick = false
+  /// Exit with status 1 when a scenario misses its target.
+  var failOnMiss = false
 }

@@ -1,5 +1,6 @@
 /// Reads one command's options strictly: `--name value`, `--name=value` and `--flag`, each at
-/// most once, no positional arguments.
+/// most once, no positional arguments. `--` ends the options; since no command takes operands,
+/// anything after it is an unexpected argument.
 struct OptionScanner {
   /// An option a command accepts.
   struct Option: Hashable {
@@ -21,6 +22,10 @@ struct OptionScanner {
     self.command = command
     var remaining = arguments[...]
     while let argument = remaining.popFirst() {
+      if argument == "--" {
+        guard let operand = remaining.first else { break }
+        throw UsageError(reason: .unexpectedArgument(operand), command: command)
+      }
       guard argument.hasPrefix("-"), argument.count > 1 else {
         throw UsageError(reason: .unexpectedArgument(argument), command: command)
       }

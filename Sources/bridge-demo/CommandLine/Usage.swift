@@ -1,7 +1,19 @@
-/// The `--help` texts.
+/// The `--help` pages and the usage lines of usage errors.
 enum Usage {
-  /// The help for `command`, or for the tool when nil.
-  static func text(for command: Subcommand?) -> String {
+  /// The help for `command`, or for the tool when nil, laid out for `width` columns.
+  static func text(for command: Subcommand?, width: Int = Terminal.defaultWidth) -> String {
+    page(for: command).text(width: width)
+  }
+
+  /// The usage line of `command` (the tool's when nil), as a usage error shows it:
+  /// `usage: bridge-demo questions [--base-url <url>] …`, wrapped for `width` columns.
+  static func usageLines(
+    for command: Subcommand?, width: Int = Terminal.defaultWidth
+  ) -> [String] {
+    page(for: command).usageLines(prefix: "usage: ", width: width)
+  }
+
+  private static func page(for command: Subcommand?) -> HelpPage {
     switch command {
     case nil, .help?: tool
     case .tour?: tour
@@ -12,96 +24,136 @@ enum Usage {
     }
   }
 
-  private static let tool = """
-    OVERVIEW: A StackExchange "latest questions" feature on OperationBridge: an
-    Operation/OperationQueue core used with try await and completion handlers, over real HTTP.
+  private static let helpOption = (term: "-h, --help", text: "Show this help")
+  private static let baseURLDescription =
+    "The API root, http or https (default: the embedded fixture server)"
 
-    USAGE: bridge-demo [<command>] [<options>]
+  private static let tool = HelpPage(
+    overview: """
+      A StackExchange "latest questions" feature on OperationBridge: an \
+      Operation/OperationQueue core used with try await and completion handlers, over real HTTP.
+      """,
+    usage: ["[<command>]", "[<options>]"],
+    blocks: [
+      .paragraph(
+        "With no command, runs the offline tour against an embedded StackExchange fixture "
+          + "server on 127.0.0.1."),
+      .list(
+        "COMMANDS",
+        [
+          ("tour", "Fetch, coalesce and cancel against the embedded server (the default)"),
+          ("questions", "Print the latest questions of a site"),
+          ("coalesce", "Many concurrent callers ask for one page: count the HTTP requests"),
+          ("cancel", "Cancel a fetch mid-request and show what happens to it"),
+          ("bench", "Run the benchmarks"),
+          ("help", "Show the help of a command"),
+        ]),
+      .list(
+        "OPTIONS",
+        [
+          ("-h, --help", "Show this help; before a command, show that command's help"),
+          ("--version", "Print the version"),
+          ("--", "End the options: later arguments are never read as options"),
+        ]),
+      .paragraph(
+        "Requests go to <base-url>/questions?site=<site>&..., where <base-url> is the embedded "
+          + "server unless --base-url gives one (e.g. https://api.stackexchange.com/2.3)."),
+      .labelled(
+        "EXIT STATUS",
+        "0 success; 1 a request failed or the output could not be written; 64 usage error."),
+      .paragraph("See 'bridge-demo <command> --help' for a command's options."),
+    ])
 
-    With no command, runs the offline tour against an embedded StackExchange fixture server
-    on 127.0.0.1.
+  private static let tour = HelpPage(
+    overview: """
+      The offline tour: fetch a page, let concurrent callers share one request, cancel a \
+      request mid-flight; all over HTTP against an embedded fixture server on 127.0.0.1.
+      """,
+    usage: ["[tour]"],
+    blocks: [.list("OPTIONS", [helpOption])])
 
-    COMMANDS:
-      tour        Fetch, coalesce and cancel against the embedded server (the default)
-      questions   Print the latest questions of a site
-      coalesce    Many concurrent callers ask for one page: count the HTTP requests
-      cancel      Cancel a fetch mid-request and show what happens to it
-      bench       Run the benchmarks
-      help        Show the help of a command
+  private static let questions = HelpPage(
+    overview:
+      "Print the latest questions of a StackExchange site: title, score, answers, tags and "
+      + "link, under a heading with the API's quota and, when it sent one, its backoff.",
+    usage: ["questions", "[--base-url <url>]", "[--site <name>]", "[--pagesize <n>]", "[--json]"],
+    blocks: [
+      .list(
+        "OPTIONS",
+        [
+          ("--base-url <url>", baseURLDescription + ", e.g. https://api.stackexchange.com/2.3"),
+          ("--site <name>", "The API site parameter (default: stackoverflow)"),
+          ("--pagesize <n>", "How many questions, 1 to 100 (default: 10)"),
+          (
+            "--json",
+            "Print one JSON object instead of text, shaped like the API's response: "
+              + "\"items\" (the questions), \"has_more\", \"quota_max\", \"quota_remaining\" "
+              + "and, when the API sent one, \"backoff\" (the seconds to wait before the next "
+              + "call)"
+          ),
+          helpOption,
+        ]),
+      .labelled("EXIT STATUS", "0 the page was printed; 1 the request failed; 64 usage error."),
+    ])
 
-    OPTIONS:
-      -h, --help  Show this help
+  private static let coalesce = HelpPage(
+    overview: """
+      Start concurrent callers for the same page, half with try await, half with completion \
+      handlers, and report how many HTTP requests they caused.
+      """,
+    usage: ["coalesce", "[--base-url <url>]", "[--callers <n>]"],
+    blocks: [
+      .list(
+        "OPTIONS",
+        [
+          ("--base-url <url>", baseURLDescription + ", which also counts the requests it receives"),
+          ("--callers <n>", "How many callers, 1 to 1000 (default: 10)"),
+          helpOption,
+        ])
+    ])
 
-    Requests go to <base-url>/questions?site=<site>&..., where <base-url> is the embedded
-    server unless --base-url gives one (e.g. https://api.stackexchange.com/2.3).
+  private static let cancel = HelpPage(
+    overview: """
+      Start a fetch, cancel the calling task, and show that the caller got CancellationError, \
+      the operation was cancelled, the HTTP request was abandoned and the queue drained.
+      """,
+    usage: ["cancel", "[--base-url <url>]", "[--after <ms>]"],
+    blocks: [
+      .list(
+        "OPTIONS",
+        [
+          ("--base-url <url>", baseURLDescription + ", which answers only after the cancellation"),
+          (
+            "--after <ms>",
+            "Cancel this many milliseconds after the start, 1 to 60000, or when the request "
+              + "ends if that comes first (default: as soon as the embedded server has the "
+              + "request; 200 with --base-url)"
+          ),
+          helpOption,
+        ]),
+      .labelled(
+        "EXIT STATUS",
+        "0 every layer let go; 1 the request ended before the cancellation or a layer held on; "
+          + "64 usage error."),
+    ])
 
-    EXIT STATUS: 0 success, 1 a request failed, 64 usage error.
-    See 'bridge-demo <command> --help' for a command's options.
-    """
-
-  private static let tour = """
-    OVERVIEW: The offline tour: fetch a page, let concurrent callers share one request, cancel
-    a request mid-flight; all over HTTP against an embedded fixture server on 127.0.0.1.
-
-    USAGE: bridge-demo [tour]
-
-    OPTIONS:
-      -h, --help  Show this help
-    """
-
-  private static let questions = """
-    OVERVIEW: Print the latest questions of a StackExchange site: title, score, answers, tags
-    and link.
-
-    USAGE: bridge-demo questions [--base-url <url>] [--site <name>] [--pagesize <n>] [--json]
-
-    OPTIONS:
-      --base-url <url>  The API root, http or https (default: the embedded fixture server),
-                        e.g. https://api.stackexchange.com/2.3
-      --site <name>     The API site parameter (default: stackoverflow)
-      --pagesize <n>    How many questions, 1 to 100 (default: 10)
-      --json            Print one JSON array of questions instead of text
-      -h, --help        Show this help
-    """
-
-  private static let coalesce = """
-    OVERVIEW: Start concurrent callers for the same page, half with try await, half with
-    completion handlers, and report how many HTTP requests they caused.
-
-    USAGE: bridge-demo coalesce [--base-url <url>] [--callers <n>]
-
-    OPTIONS:
-      --base-url <url>  The API root, http or https (default: the embedded fixture server,
-                        which also counts the requests it receives)
-      --callers <n>     How many callers, 1 to 1000 (default: 10)
-      -h, --help        Show this help
-    """
-
-  private static let cancel = """
-    OVERVIEW: Start a fetch, cancel the calling task, and show that the caller got
-    CancellationError, the operation was cancelled, the HTTP request was abandoned and the
-    queue drained.
-
-    USAGE: bridge-demo cancel [--base-url <url>] [--after <ms>]
-
-    OPTIONS:
-      --base-url <url>  The API root, http or https (default: the embedded fixture server,
-                        which answers only after the cancellation)
-      --after <ms>      Cancel this many milliseconds after the start, 1 to 60000
-                        (default: as soon as the embedded server has the request;
-                        200 with --base-url)
-      -h, --help        Show this help
-    """
-
-  private static let bench = """
-    OVERVIEW: Run the benchmark suite; the report goes to standard output, progress to
-    standard error.
-
-    USAGE: bridge-demo bench [--json] [--quick]
-
-    OPTIONS:
-      --json      Print one JSON object instead of the table
-      --quick     Run each scenario at about a tenth of its scale
-      -h, --help  Show this help
-    """
+  private static let bench = HelpPage(
+    overview: """
+      Run the benchmark suite; the report goes to standard output, progress to standard error.
+      """,
+    usage: ["bench", "[--json]", "[--quick]", "[--fail-on-miss]"],
+    blocks: [
+      .list(
+        "OPTIONS",
+        [
+          ("--json", "Print one JSON object instead of the table"),
+          ("--quick", "Run each scenario at about a tenth of its scale"),
+          ("--fail-on-miss", "Exit with status 1 when a scenario misses its target (for CI)"),
+          helpOption,
+        ]),
+      .labelled(
+        "EXIT STATUS",
+        "0 every scenario ran (whether or not it met its target, unless --fail-on-miss); 1 a "
+          + "scenario failed to run or, with --fail-on-miss, missed its target; 64 usage error."),
+    ])
 }

@@ -23,25 +23,18 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
   /// The command whose arguments are wrong; nil for the tool's own.
   let command: Subcommand?
 
-  /// One line without the `error: ` prefix, e.g. `unknown option '--foo' for 'questions'`.
+  /// One line without the `error: ` prefix, e.g. `missing value for --pagesize`. It names no
+  /// command: the usage line printed after it does.
   var description: String {
-    let context = command.map { " for '\($0.rawValue)'" } ?? ""
     switch reason {
-    case .unknownCommand(let name):
-      return "unknown command '\(name)'"
-    case .unknownOption(let option):
-      return "unknown option '\(option)'\(context)"
-    case .unexpectedArgument(let argument):
-      return "unexpected argument '\(argument)'\(context)"
-    case .missingValue(let option):
-      return "missing value for '\(option)'\(context)"
-    case .unexpectedValue(let option):
-      return "option '\(option)'\(context) takes no value"
+    case .unknownCommand(let name): "unknown command '\(name)'"
+    case .unknownOption(let option): "unknown option '\(option)'"
+    case .unexpectedArgument(let argument): "unexpected argument '\(argument)'"
+    case .missingValue(let option): "missing value for \(option)"
+    case .unexpectedValue(let option): "\(option) takes no value"
     case .invalidValue(let value, let option, let expected):
-      let qualified = command.map { "\($0.rawValue) \(option)" } ?? option
-      return "invalid value '\(value)' for '\(qualified)': expected \(expected)"
-    case .duplicateOption(let option):
-      return "option '\(option)' given twice\(context)"
+      "invalid value '\(value)' for \(option): expected \(expected)"
+    case .duplicateOption(let option): "\(option) given twice"
     }
   }
 

@@ -1,5 +1,10 @@
+import Foundation
 import OperationCore
 import StackExchange
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
 
 /// `bridge-demo cancel`: starts a fetch, cancels the calling task, and shows each layer letting
 /// go: the caller, the operation, the HTTP request, the queue.
@@ -27,18 +32,25 @@ enum CancelCommand {
   /// Runs the command.
   static func run(_ options: CancelOptions) async -> ExitCode {
     guard let environment = DemoEnvironment.start(baseURL: options.baseURL) else { return .failure }
-    let when =
-      switch (options.after, environment.server) {
-      case (let after?, _): milliseconds(after) + " after the call"
-      case (nil, .some): "once the server has the request"
-      case (nil, nil): milliseconds(defaultDelay) + " after the call"
-      }
-    Progress.report("GET \(environment.requestURL(query)), cancelling the calling task \(when)")
-    let outcome = await demonstrate(after: options.after, in: environment)
+    let step =
+      "GET \(environment.requestURL(query)), cancelling the calling task "
+      + due(after: options.after, embedded: environment.server != nil)
+    let outcome = await Progress.whileWaiting(step) {
+      await demonstrate(after: options.after, in: environment)
+    }
     outcome.lines.forEach(Console.out)
     guard let problem = outcome.problem else { return .success }
     Console.error("error: \(problem)")
     return .failure
+  }
+
+  /// When the cancellation is due: `200 ms after the call`, `once the server has the request`.
+  private static func due(after: Duration?, embedded: Bool) -> String {
+    switch (after, embedded) {
+    case (let after?, _): milliseconds(after) + " after the call"
+    case (nil, true): "once the server has the request"
+    case (nil, false): milliseconds(defaultDelay) + " after the call"
+    }
   }
 
   /// Starts a fetch of ``query`` in a task, cancels the task, and checks what became of the
@@ -55,29 +67,53 @@ enum CancelCommand {
     let log = EventLog(manager: environment.manager)
     let questions = environment.questions
 
+    let (callerEnded, endOfCaller) = AsyncStream<Never>.makeStream()
     let calledAt = ContinuousClock.now
-    let caller = Task { try await questions.questions(query) }
-    let when: String
+    let caller = Task {
+      defer { endOfCaller.finish() }
+      return try await questions.questions(query)
+    }
+    // The first line of the report: when the task was cancelled, or that the request ended
+    // before it was due.
+    let heading: String
+    let endedFirst = {
+      "the request ended \(milliseconds(ContinuousClock.now - calledAt)) after the call, "
+        + "before the cancellation due \(due(after: after, embedded: server != nil))"
+    }
     if let server, after == nil {
-      let arrived = await server.waitForQuestionRequests(
-        requestsBefore + 1, timeout: arrivalPatience)
+      let arrival = await waitUnlessEnded(callerEnded) {
+        await server.waitForQuestionRequests(requestsBefore + 1, timeout: arrivalPatience)
+      }
       let elapsed = milliseconds(ContinuousClock.now - calledAt)
-      when =
-        arrived
-        ? "once the server had the request, \(elapsed) after it called questions(_:)"
-        : "\(elapsed) after it called questions(_:), the server still without the request"
+      switch arrival {
+      case nil:
+        heading = endedFirst()
+      case true?:
+        heading =
+          "cancelled the calling task once the server had the request, "
+          + "\(elapsed) after it called questions(_:)"
+      case false?:
+        heading =
+          "cancelled the calling task \(elapsed) after it called questions(_:), "
+          + "the server still without the request"
+      }
     } else {
       let delay = after ?? defaultDelay
-      try? await Task.sleep(until: calledAt + delay)
-      when = "\(milliseconds(delay)) after it called questions(_:)"
+      let slept: Void? = await waitUnlessEnded(callerEnded) {
+        try? await Task.sleep(until: calledAt + delay)
+      }
+      heading =
+        slept == nil
+        ? endedFirst()
+        : "cancelled the calling task \(milliseconds(delay)) after it called questions(_:)"
     }
-    let dataTasksBefore = environment.runningDataTasks()
+    let dataTasksBefore = await runningDataTasks(in: environment, log: log)
     let cancelledAt = ContinuousClock.now
     caller.cancel()
     let result = await caller.result
     let callerLatency = ContinuousClock.now - cancelledAt
 
-    var lines = ["cancelled the calling task \(when)"]
+    var lines = [heading]
     switch result {
     case .failure(let error) where error is CancellationError:
       lines.append("  caller: CancellationError, \(milliseconds(callerLatency)) after cancel()")
@@ -124,14 +160,47 @@ enum CancelCommand {
     if !dataTasksGone { problems.append("the data task is still running") }
 
     let drained = await environment.waitUntilIdle(timeout: patience)
+    let outstanding = QuestionFormatter.count(
+      environment.manager.outstandingOperationCount, "operation")
     lines.append(
       drained
-        ? "  queue: drained (waitUntilIdle returned, "
-          + "\(environment.manager.outstandingOperationCount) operations outstanding)"
+        ? "  queue: drained (waitUntilIdle returned, \(outstanding) outstanding)"
         : "  queue: not drained after \(patience)")
     if !drained { problems.append("the queue did not drain") }
 
     return Outcome(lines: lines, problem: problems.first)
+  }
+
+  /// Runs `wait` until it returns or the caller ends (`callerEnded` finishes), whichever comes
+  /// first, and cancels the other.
+  ///
+  /// - Returns: What `wait` returned, or nil if the caller ended first.
+  private static func waitUnlessEnded<Value: Sendable>(
+    _ callerEnded: AsyncStream<Never>, _ wait: @escaping @Sendable () async -> Value
+  ) async -> Value? {
+    await withTaskGroup(of: Value?.self) { group in
+      group.addTask {
+        for await _ in callerEnded {}
+        return nil
+      }
+      group.addTask { await wait() }
+      let first = await group.next() ?? nil
+      group.cancelAll()
+      return first
+    }
+  }
+
+  /// The data tasks running now for the requests `log` saw enqueued, looked up through the
+  /// manager's in-flight index. Waits (briefly) for the log to catch up with an operation the
+  /// manager already counts.
+  private static func runningDataTasks(
+    in environment: DemoEnvironment, log: EventLog
+  ) async -> [URLSessionDataTask] {
+    if environment.manager.outstandingOperationCount > 0 {
+      _ = await log.wait(timeout: patience) { $0.contains { $0.kind == .enqueued } }
+    }
+    let keys = Set(log.events.filter { $0.kind == .enqueued }.compactMap(\.key))
+    return keys.compactMap(environment.runningDataTask(for:))
   }
 
   /// `duration` in whole milliseconds, or with one decimal below 10 ms: `200 ms`, `0.4 ms`.

@@ -20,8 +20,11 @@ enum CoalesceCommand {
   /// Runs the command.
   static func run(_ options: CoalesceOptions) async -> ExitCode {
     guard let environment = DemoEnvironment.start(baseURL: options.baseURL) else { return .failure }
-    Progress.report("\(options.callers) callers GET \(environment.requestURL(query))")
-    let outcome = await demonstrate(callers: options.callers, in: environment)
+    let step =
+      "\(QuestionFormatter.count(options.callers, "caller")) GET \(environment.requestURL(query))"
+    let outcome = await Progress.whileWaiting(step) {
+      await demonstrate(callers: options.callers, in: environment)
+    }
     outcome.lines.forEach(Console.out)
     guard let failure = outcome.firstFailure else { return .success }
     Console.error(failure)
@@ -56,10 +59,13 @@ enum CoalesceCommand {
     let executed = log.count(.started)
     let registered = log.count(.enqueued) + log.count(.joined)
     var lines = [
-      "\(QuestionFormatter.count(callers, "caller")) asked for the same page at once: "
-        + "\(asyncCallers) with try await, \(callers - asyncCallers) with completion handlers",
+      callers == 1
+        ? "1 caller asked for the page, with try await"
+        : "\(callers) callers asked for the same page at once: "
+          + "\(asyncCallers) with try await, \(callers - asyncCallers) with completion handlers",
       linedUp
-        ? "  queue: suspended until all \(callers) were waiting, then resumed"
+        ? "  queue: suspended until \(callers == 1 ? "the caller was" : "all \(callers) were") "
+          + "waiting, then resumed"
         : "  queue: resumed after \(lineUpLimit) with \(registered) of \(callers) waiting",
       "  operations: \(log.count(.enqueued)) enqueued, "
         + "\(QuestionFormatter.count(log.count(.joined), "caller")) joined it, "

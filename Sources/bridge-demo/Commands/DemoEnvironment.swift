@@ -10,9 +10,13 @@ import StackExchange
 /// What a command works with: the embedded server (unless `--base-url` was given), one queue
 /// manager, one URL session and the data manager on top of them.
 struct DemoEnvironment {
+  /// How long a request may go without receiving data: the session's timeout.
+  static let idleTimeout: Duration = .seconds(15)
+  /// The longest one request may take, from the start of its operation to the last byte.
+  static let requestTimeout: Duration = .seconds(30)
+
   /// The session every request of the process goes through: made once, never invalidated.
-  /// Requests fail after 15 s without data.
-  private static let session = URLSession.makeNetworkingSession(timeout: .seconds(15))
+  private static let session = URLSession.makeNetworkingSession(timeout: idleTimeout)
 
   /// The embedded server; nil when requests go to a `--base-url`.
   let server: EmbeddedServer?
@@ -49,17 +53,16 @@ struct DemoEnvironment {
     manager = OperationQueueManager(name: "bridge-demo", maxConcurrentOperationCount: 4)
     questions = QuestionsDataManager(
       manager: manager, baseURL: self.baseURL, session: Self.session,
-      requestTimeout: .seconds(30))
+      requestTimeout: Self.requestTimeout)
   }
 
-  /// The data tasks of this environment's operations that are running now.
+  /// The data task running now for the in-flight request with coalescing `key` (the key an
+  /// `enqueued` event carries), found through the manager's O(1) in-flight index.
   ///
-  /// Read from the operations, not from `URLSession.getAllTasks`, which on corelibs (6.3.1)
+  /// Read from the operation, not from `URLSession.getAllTasks`, which on corelibs (6.3.1)
   /// races with tasks starting or ending and can crash.
-  func runningDataTasks() -> [URLSessionDataTask] {
-    manager.queue.operations.compactMap {
-      ($0 as? NetworkingOperation<QuestionsPage>)?.runningDataTask
-    }
+  func runningDataTask(for key: CoalescingKey) -> URLSessionDataTask? {
+    (manager.inFlightOperation(for: key) as? NetworkingOperation<QuestionsPage>)?.runningDataTask
   }
 
   /// The request URL of `query`, for progress lines.

@@ -7,10 +7,11 @@ enum QuestionsCommand {
     do {
       let environment = try DemoEnvironment(baseURL: options.baseURL)
       let query = QuestionsQuery(site: options.site, pageSize: options.pageSize)
-      Progress.report("GET \(environment.requestURL(query))")
-      let page = try await environment.questions.questions(query)
+      let page = try await Progress.whileWaiting("GET \(environment.requestURL(query))") {
+        try await environment.questions.questions(query)
+      }
       if options.json {
-        Console.out(try QuestionJSON.array(page.items))
+        Console.out(try QuestionsPageJSON.text(page))
       } else {
         QuestionFormatter.lines(for: page, site: options.site).forEach(Console.out)
       }

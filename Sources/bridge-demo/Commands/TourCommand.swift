@@ -38,9 +38,9 @@ enum TourCommand {
       Console.error("error: \(problem)")
       return .failure
     }
-    let seconds = (ContinuousClock.now - start) / .seconds(1)
+    let elapsed = CancelCommand.milliseconds(ContinuousClock.now - start)
     Console.out(
-      "Tour done in \((seconds * 10).rounded() / 10) s. Next: bridge-demo --help, "
+      "Tour done in \(elapsed). Next: bridge-demo --help, "
         + "bridge-demo questions --base-url https://api.stackexchange.com/2.3")
     return .success
   }

@@ -5,12 +5,24 @@ import StackExchange
 /// One-line explanations of the errors a command can meet.
 enum FailureDescription {
   /// `error` on one line, naming the cause: `HTTP 400 bad_parameter: site is required`,
-  /// `transport error -1004 (cannot connect to host)`, `undecodable body: …`.
-  static func oneLine(_ error: any Error) -> String {
+  /// `could not connect to 127.0.0.1:8080 (URLError -1004)`, `undecodable body: …`.
+  ///
+  /// Both timeouts read the same and name the limit that expired: the operation's own
+  /// (`OperationTimeoutError`) and the session's idle timeout (`URLError` -1001), which is
+  /// `idleTimeout`.
+  static func oneLine(
+    _ error: any Error, idleTimeout: Duration = DemoEnvironment.idleTimeout
+  ) -> String {
     let text: String
     switch error {
+    case let error as OperationTimeoutError:
+      text = timedOut(after: error.timeout)
     case let error as NetworkingError:
-      if case .badStatus(let status, _, _) = error, let apiError = error.stackExchangeAPIError {
+      if case .transport(let urlError) = error {
+        text = transport(urlError, idleTimeout: idleTimeout)
+      } else if case .badStatus(let status, _, _) = error,
+        let apiError = error.stackExchangeAPIError
+      {
         text = "HTTP \(status) \(apiError.errorName): \(apiError.errorMessage)"
       } else {
         text = error.description
@@ -26,5 +38,18 @@ enum FailureDescription {
       text = String(describing: error)
     }
     return text.split(whereSeparator: \.isNewline).joined(separator: " ")
+  }
+
+  /// `the request timed out after 15 s`.
+  static func timedOut(after limit: Duration) -> String {
+    "the request timed out after \(duration(limit))"
+  }
+
+  /// `limit` for a reader: `15 s`, `1.5 s`, `200 ms`.
+  static func duration(_ limit: Duration) -> String {
+    let milliseconds = Int((limit / .milliseconds(1)).rounded())
+    if milliseconds < 1000 { return "\(milliseconds) ms" }
+    if milliseconds.isMultiple(of: 1000) { return "\(milliseconds / 1000) s" }
+    return "\(Double(milliseconds / 100) / 10) s"
   }
 }

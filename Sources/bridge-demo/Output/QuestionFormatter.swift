@@ -2,10 +2,12 @@ import StackExchange
 
 /// Renders a page of questions as text for a terminal.
 enum QuestionFormatter {
-  /// A heading line, then three lines per question: title, counts and tags, link.
+  /// A heading line, then three lines per question: title, counts and tags, link. The heading
+  /// carries the quota and, when the API sent one, the backoff: the seconds to wait before the
+  /// next `/questions` call on the site.
   ///
   /// ```
-  /// stackoverflow: 2 latest questions (more available; quota 299 of 300 left)
+  /// stackoverflow: 2 latest questions (more available; quota 299 of 300 left; backoff 10 s)
   ///
   ///  1. Why does my OperationQueue never finish when I override "isFinished"?
   ///     score 0 | 0 answers | swift, concurrency, nsoperationqueue
@@ -13,9 +15,10 @@ enum QuestionFormatter {
   /// ```
   static func lines(for page: QuestionsPage, site: String) -> [String] {
     let more = page.hasMore ? "more available; " : ""
+    let backoff = page.backoff.map { "; backoff \($0) s" } ?? ""
     var lines = [
       "\(site): \(count(page.items.count, "latest question")) "
-        + "(\(more)quota \(page.quotaRemaining) of \(page.quotaMax) left)"
+        + "(\(more)quota \(page.quotaRemaining) of \(page.quotaMax) left\(backoff))"
     ]
     let width = String(page.items.count).count
     for (index, question) in page.items.enumerated() {

@@ -40,11 +40,4 @@ struct QuestionJSON: Encodable {
     creationDate = Int64(question.creationDate.timeIntervalSince1970)
     owner = question.owner?.displayName
   }
-
-  /// One JSON array of `questions`, pretty-printed with sorted keys.
-  static func array(_ questions: [Question]) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return String(decoding: try encoder.encode(questions.map(QuestionJSON.init)), as: UTF8.self)
-  }
 }

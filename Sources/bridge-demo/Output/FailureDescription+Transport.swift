@@ -1,0 +1,82 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+extension FailureDescription {
+  /// A sentence for an exchange that did not complete, ending with its code, e.g.
+  /// `the connection closed before the whole response arrived (URLError -1005)`. A timeout
+  /// reads as ``timedOut(after:)`` with `idleTimeout`.
+  static func transport(_ error: URLError, idleTimeout: Duration) -> String {
+    let sentence: String
+    switch error.code {
+    case .timedOut: return timedOut(after: idleTimeout)
+    case .cancelled: sentence = "the request was cancelled by something other than the command"
+    case .badURL: sentence = "the request URL is not valid"
+    case .unsupportedURL: sentence = "the request URL's scheme is not supported"
+    case .cannotFindHost, .dnsLookupFailed:
+      sentence = "cannot find the host \(error.failingURL?.host ?? "of the request")"
+    case .cannotConnectToHost: sentence = "could not connect to \(server(of: error))"
+    case .networkConnectionLost:
+      sentence = "the connection closed before the whole response arrived"
+    case .notConnectedToInternet: sentence = "there is no network connection"
+    case .httpTooManyRedirects: sentence = "the server redirected too many times"
+    case .badServerResponse: sentence = "the server closed the connection without a response"
+    case .cannotParseResponse: sentence = "the server's response is not valid HTTP"
+    case .cannotDecodeRawData, .cannotDecodeContentData:
+      sentence = "the response body could not be decompressed"
+    case .secureConnectionFailed: sentence = "the TLS handshake failed"
+    case .serverCertificateHasBadDate, .serverCertificateUntrusted,
+      .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid:
+      sentence = "the server's TLS certificate is not trusted"
+    case .dataLengthExceedsMaximum: sentence = "the response is larger than allowed"
+    default: sentence = unclassified(error)
+    }
+    return "\(sentence) (URLError \(error.errorCode))"
+  }
+
+  /// `127.0.0.1:8080`, from the failing URL.
+  private static func server(of error: URLError) -> String {
+    guard let url = error.failingURL, let host = url.host else { return "the server" }
+    let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+    return "\(host):\(port)"
+  }
+
+  /// A sentence for a code URLSession does not classify (on corelibs, -1 with libcurl's
+  /// message as the underlying error): a short body, a body that does not decompress and a
+  /// failed TLS handshake are recognised by that message; anything else quotes it.
+  private static func unclassified(_ error: URLError) -> String {
+    guard let message = curlMessage(of: error) else { return "the request failed" }
+    let lowercased = message.lowercased()
+    if lowercased.contains("transfer closed with"), lowercased.contains("bytes remaining") {
+      let words = lowercased.split(separator: " ")
+      let missing = words.firstIndex(of: "with").flatMap { index in
+        words.indices.contains(index + 1) ? Int(words[index + 1]) : nil
+      }
+      return "the connection closed before the whole body arrived"
+        + (missing.map { ", \($0) bytes short of its Content-Length" } ?? "")
+    }
+    if lowercased.contains("unencoding") || lowercased.contains("decompress") {
+      return "the response body could not be decompressed"
+    }
+    if lowercased.contains("wrong version number")
+      || lowercased.contains("packet length too long")
+    {
+      return "the TLS handshake failed; is the server speaking plain HTTP?"
+    }
+    if lowercased.contains("ssl") || lowercased.contains("tls") {
+      return "the TLS handshake failed: \(message)"
+    }
+    return "the request failed: \(message)"
+  }
+
+  /// The message of the error underlying `error`, on one line, if it has one.
+  private static func curlMessage(of error: URLError) -> String? {
+    guard let underlying = error.userInfo[NSUnderlyingErrorKey] as? any Error,
+      let message = (underlying as NSError).userInfo[NSLocalizedDescriptionKey] as? String
+    else { return nil }
+    let line = message.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    return line.isEmpty ? nil : String(line.prefix(200))
+  }
+}

@@ -1,0 +1,82 @@
+import FixtureServer
+import Foundation
+import Testing
+
+/// Standard output and standard error that fail, close or share a file: never a trap, always
+/// an exit status that says so, and lines in the order they were written.
+@Suite struct OutputSafetyTests {
+  @Test func aClosedStandardErrorIsNoTrap() async throws {
+    let output = try await BridgeDemoProcess.run(["nope"], streams: .shell(redirections: "2>&-"))
+
+    #expect(output.status == 64)
+    #expect(output.stdout.isEmpty)
+  }
+
+  @Test func aFullDiskOnStandardOutputExitsWith1AndSaysSo() async throws {
+    let output = try await BridgeDemoProcess.run(
+      ["questions", "--pagesize", "3"], streams: .shell(redirections: ">/dev/full"))
+
+    #expect(output.status == 1)
+    #expect(output.errorLines.count == 1, "\(output.stderr)")
+    #expect(output.errorLines.first?.hasPrefix("error: cannot write to standard output") == true)
+  }
+
+  @Test func aClosedStandardOutputExitsWith1() async throws {
+    let output = try await BridgeDemoProcess.run(["--help"], streams: .shell(redirections: ">&-"))
+
+    #expect(output.status == 1)
+    #expect(output.errorLines.first?.hasPrefix("error: cannot write to standard output") == true)
+  }
+
+  @Test func aReaderThatWentAwayEndsTheCommandWith1Quietly() async throws {
+    let output = try await BridgeDemoProcess.run(
+      ["questions", "--pagesize", "3"], streams: .readerless)
+
+    #expect(output.status == 1)
+    #expect(output.stderr.isEmpty)
+  }
+
+  @Test func theErrorLineFollowsTheReportItConcludes() async throws {
+    let server = try FixtureHTTPServer { _ in .json(Data("null".utf8), status: 500) }
+
+    let output = try await BridgeDemoProcess.run(
+      ["coalesce", "--callers", "2", "--base-url", server.baseURL.absoluteString],
+      streams: .shell(redirections: "2>&1"))
+
+    #expect(output.status == 1)
+    let lines = output.stdout.split(separator: "\n").map(String.init)
+    let report = try #require(lines.firstIndex { $0.contains("every caller got the page") })
+    let error = try #require(lines.firstIndex { $0.hasPrefix("error: ") }, "\(output.stdout)")
+    #expect(report < error, "\(output.stdout)")
+  }
+
+  @Test func progressStaysOffStandardErrorWhenItIsNotATerminal() async throws {
+    let output = try await BridgeDemoProcess.run(["questions", "--pagesize", "1"])
+
+    #expect(output.status == 0)
+    #expect(output.stderr.isEmpty)
+  }
+}
+
+/// On a terminal: progress for long waits, erased when they end, and help as wide as the
+/// window.
+@Suite(.enabled(if: PseudoTerminal.isAvailable)) struct TerminalTests {
+  @Test func progressShowsWhileTheWaitLastsAndIsErasedAfterIt() async throws {
+    let output = try await BridgeDemoProcess.run(
+      ["cancel", "--after", "1500"], streams: .terminal(columns: 100))
+
+    #expect(output.status == 0, "\(output.stdout)")
+    #expect(output.stdout.contains("\r\u{1B}[Kbridge-demo: GET http://127.0.0.1:"))
+    #expect(output.stdout.contains(" … 1 s"))
+    #expect(output.stdout.contains("\r\u{1B}[Kcancelled the calling task 1500 ms after"))
+  }
+
+  @Test func helpWrapsToTheWindowsWidth() async throws {
+    let output = try await BridgeDemoProcess.run(["--help"], streams: .terminal(columns: 60))
+
+    #expect(output.status == 0)
+    let lines = output.stdout.split(separator: "\n")
+    #expect(lines.contains { $0.count > 50 })
+    #expect(lines.allSatisfy { $0.count <= 60 || !$0.contains(" ") }, "\(lines)")
+  }
+}
