@@ -4,7 +4,7 @@ import Testing
 
 /// The data task state machine: early and late cancellation are separate paths.
 @Suite struct NetworkingStateMachineTests {
-  private typealias Machine = DataTaskStateMachine<String>
+  private typealias Machine = DataTaskStateMachine<String, String>
 
   private enum Event {
     /// `main()` runs and, if told to, creates the task "task".
@@ -32,7 +32,8 @@ import Testing
         guard start == .createTask else { return .notStarted(start) }
         return .created(machine.taskCreated("task"))
       case .cancel:
-        return .cancelled(task: machine.cancel())
+        guard case .cancelTask(let task) = machine.cancel() else { return .cancelled(task: nil) }
+        return .cancelled(task: task)
       case .completion:
         return .completed(machine.taskCompleted())
       }
@@ -58,7 +59,10 @@ import Testing
     let created = machine.taskCreated("task")
     let processed = machine.taskCompleted()
     #expect(start == .createTask)
-    #expect(cancelled == nil, "no task to cancel yet")
+    guard case .none = cancelled else {
+      Issue.record("no task to cancel yet")
+      return
+    }
     #expect(created == .cancel, "main() cancels the task it just created, never resumes it")
     #expect(processed == .finishCancelled)
   }
@@ -66,7 +70,8 @@ import Testing
   @Test func completionIsProcessedOnceAndLateCancellationHasNothingToCancel() {
     #expect(
       play([.main, .completion, .cancel, .completion]) == [
-        .created(.resume), .completed(.process), .cancelled(task: nil), .completed(.ignore),
+        .created(.resume), .completed(.process(attempt: 1)), .cancelled(task: nil),
+        .completed(.finishCancelled),
       ])
   }
 
@@ -76,7 +81,7 @@ import Testing
     let start = machine.startRequested()
     let processed = machine.taskCompleted()
     let created = machine.taskCreated("task")
-    #expect(start == .createTask && processed == .process)
+    #expect(start == .createTask && processed == .process(attempt: 1))
     #expect(created == TaskCreatedAction.none)
   }
 
