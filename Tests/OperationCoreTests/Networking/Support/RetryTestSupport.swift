@@ -166,6 +166,18 @@ final class RetryEventRecorder: Sendable {
     return events.withLock { $0.filter { $0.operationID == id }.map(\.kind) }
   }
 
+  /// Each enqueued operation's event kinds, in order. An operation's identifier can be reused
+  /// once it is released, so one identifier's events are split where `enqueued` starts anew.
+  func lifecycles() -> [[OperationEvent.Kind]] {
+    let byOperation = events.withLock { Dictionary(grouping: $0, by: \.operationID) }
+    return byOperation.values.flatMap { events in
+      events.reduce(into: [[OperationEvent.Kind]]()) { lifecycles, event in
+        if event.kind == .enqueued || lifecycles.isEmpty { lifecycles.append([]) }
+        lifecycles[lifecycles.count - 1].append(event.kind)
+      }
+    }
+  }
+
   /// The `retrying` events of `operation` as (attempt, delay), in order.
   func retries(of operation: Operation) -> [(attempt: Int, delay: Duration)] {
     kinds(of: operation).compactMap { kind in
