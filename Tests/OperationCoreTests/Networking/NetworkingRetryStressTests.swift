@@ -48,16 +48,22 @@ import Testing
           request: URLRequest(url: server.url(path)), session: RetryFixtures.session,
           retryPolicy: RetryFixtures.fastPolicy())
       }
+      // Every caller joins before the work starts: one that came after the end would
+      // rightly start fresh work, and send more requests.
+      manager.isSuspended = true
       let first = makeOperation()
+      let handled = Locked<[Result<RetryPayload, any Error>]>([])
+      manager.enqueue(first) { result in handled.withLock { $0.append(result) } }
+      handlers.append(handled)
       let callers = (0..<3).map { _ in
         Task {
           try await manager.perform(
             makeOperation(), timeout: interference == .deadlines ? deadline : nil)
         }
       }
-      let handled = Locked<[Result<RetryPayload, any Error>]>([])
-      manager.enqueue(first) { result in handled.withLock { $0.append(result) } }
-      handlers.append(handled)
+      let joined = 3 * round
+      #expect(await eventually { events.count(of: .joined) == joined }, "round \(round)")
+      manager.isSuspended = false
 
       try await Task.sleep(for: .microseconds(pause))
       switch interference {

@@ -166,6 +166,11 @@ final class RetryEventRecorder: Sendable {
     return events.withLock { $0.filter { $0.operationID == id }.map(\.kind) }
   }
 
+  /// How many events of `kind` were published, for every operation.
+  func count(of kind: OperationEvent.Kind) -> Int {
+    events.withLock { $0.count { $0.kind == kind } }
+  }
+
   /// Each enqueued operation's event kinds, in order. An operation's identifier can be reused
   /// once it is released, so one identifier's events are split where `enqueued` starts anew.
   func lifecycles() -> [[OperationEvent.Kind]] {
