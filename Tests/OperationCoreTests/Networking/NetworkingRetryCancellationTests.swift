@@ -59,17 +59,34 @@ import Testing
     #expect(await becomesIdle(manager))
   }
 
-  @Test func aWaiterJoiningDuringTheWaitSharesTheNextAttemptAfterTheFirstLeaves() async throws {
-    defer { server.stop() }
+  /// A first caller starts the operation; once it waits to retry, a second caller (with
+  /// `timeout`) joins, and the first leaves. Returns the wait, the operation and the second
+  /// caller; nil (and a recorded issue) when a step did not happen within 30 s.
+  private func secondCallerAloneDuringTheWait(
+    timeout: Duration?
+  ) async -> (ManualRetryWait, NetworkingOperation<RetryPayload>, Task<RetryPayload, any Error>)? {
     let events = RetryEventRecorder(manager)
     let operation = operation()
-    let leaving = Task { try await manager.perform(operation) }
-    guard let wait = await firstWait() else { return }
-    let staying = Task { try await manager.perform(self.operation()) }
-    #expect(await eventually { events.kinds(of: operation).contains(.joined) })
+    let first = Task { try await manager.perform(operation) }
+    guard let wait = await firstWait() else { return nil }
+    let second = Task { try await manager.perform(self.operation(), timeout: timeout) }
+    guard await eventually({ events.kinds(of: operation).contains(.joined) }) else {
+      Issue.record("the second caller did not join")
+      return nil
+    }
+    first.cancel()
+    guard case .failure(is CancellationError)? = await completing({ await first.result }) else {
+      Issue.record("the first caller did not leave with CancellationError")
+      return nil
+    }
+    return (wait, operation, second)
+  }
 
-    leaving.cancel()
-    #expect(await completing { await leaving.result }.map { (try? $0.get()) == nil } == true)
+  @Test func aWaiterJoiningDuringTheWaitSharesTheNextAttemptAfterTheFirstLeaves() async throws {
+    defer { server.stop() }
+    guard let (wait, _, staying) = await secondCallerAloneDuringTheWait(timeout: nil) else {
+      return
+    }
     #expect(!wait.isCancelled, "the other waiter still wants the value")
 
     wait.fire()
@@ -96,16 +113,11 @@ import Testing
 
   @Test func callerDeadlineEndsTheWaitWhenItWasTheLastWaiter() async throws {
     defer { server.stop() }
-    let events = RetryEventRecorder(manager)
-    let operation = operation()
-    let first = Task { try await manager.perform(operation) }
-    guard let wait = await firstWait() else { return }
-    // The caller with a deadline joins during the wait; the first caller then leaves, so the
-    // deadline is what ends the last interest in the operation.
-    let caller = Task { try await manager.perform(self.operation(), timeout: .milliseconds(50)) }
-    #expect(await eventually { events.kinds(of: operation).contains(.joined) })
-    first.cancel()
-    #expect(await completing { await first.result } != nil)
+    // The deadline is what ends the last interest in the operation.
+    guard
+      let (wait, operation, caller) = await secondCallerAloneDuringTheWait(
+        timeout: .milliseconds(200))
+    else { return }
 
     let outcome = await completing { await caller.result }
 
