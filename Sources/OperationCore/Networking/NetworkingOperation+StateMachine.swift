@@ -21,7 +21,8 @@ struct DataTaskStateMachine<Task, Wait> {
 
   /// What `main()` does.
   enum StartAction: Equatable {
-    /// Create the data task and report it with ``taskCreated(_:)``.
+    /// Create the data task of the first attempt and report it with
+    /// ``taskCreated(_:attempt:)``.
     case createTask
     /// The operation was cancelled first: create nothing, just finish (which only releases the
     /// queue slot, if the operation kept it; the outcome is settled already).
@@ -49,13 +50,15 @@ struct DataTaskStateMachine<Task, Wait> {
     /// Cancellation came first: cancel the task (off the lock, on another queue) so it leaves
     /// the session, and never resume it.
     case cancel
-    /// The task already completed (someone else cancelled it): nothing to do.
+    /// The task already completed (someone else cancelled it), and a later attempt may have
+    /// begun since: nothing to do.
     case none
   }
 
   /// What cancelling (or a timeout) stops.
   enum CancelAction {
-    /// Nothing runs: no task yet (one created later is cancelled by ``taskCreated(_:)``), or
+    /// Nothing runs: no task yet (one created later is cancelled by
+    /// ``taskCreated(_:attempt:)``), or
     /// a response is being processed (its end sees the cancellation).
     case none
     /// Cancel the running data task; its completion then finishes the operation.
@@ -74,8 +77,8 @@ struct DataTaskStateMachine<Task, Wait> {
 
   /// What the end of a wait does.
   enum WaitEndedAction: Equatable {
-    /// Create the data task of the next attempt and report it with ``taskCreated(_:)``.
-    case createTask
+    /// Create the data task of `attempt` and report it with ``taskCreated(_:attempt:)``.
+    case createTask(attempt: Int)
     /// The wait ended as it was being cancelled: do nothing.
     case ignore
   }
@@ -95,18 +98,19 @@ struct DataTaskStateMachine<Task, Wait> {
     }
   }
 
-  /// `main()`, or the end of a wait, created `task`.
-  mutating func taskCreated(_ task: Task) -> TaskCreatedAction {
+  /// `main()`, or the end of a wait, created `task` for `attempt`.
+  mutating func taskCreated(_ task: Task, attempt: Int) -> TaskCreatedAction {
     switch state {
-    case .starting(let attempt):
+    case .starting(let starting) where starting == attempt:
       state = .running(task, attempt: attempt)
       return .resume
     case .cancelled:
       return .cancel
-    case .completed, .waitingToRetry:
-      // Its completion came first (someone else cancelled it), and was processed.
+    case .starting, .running, .completed, .waitingToRetry:
+      // Its completion came first (someone else cancelled it) and was processed, and a later
+      // attempt may have begun since.
       return .none
-    case .idle, .running:
+    case .idle:
       preconditionFailure("a data task was created without startRequested()")
     }
   }
@@ -161,7 +165,7 @@ struct DataTaskStateMachine<Task, Wait> {
     switch state {
     case .waitingToRetry(_, let attempt):
       state = .starting(attempt: attempt + 1)
-      return .createTask
+      return .createTask(attempt: attempt + 1)
     case .cancelled:
       return .ignore
     case .idle, .starting, .running, .completed:

@@ -159,7 +159,7 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
   /// Creates and resumes the data task. Called by the queue through `start()`.
   public final override func main() {
     switch dataTask.withLock({ $0.startRequested() }) {
-    case .createTask: sendAttempt()
+    case .createTask: sendAttempt(1)
     case .finishCancelled: finish(throwing: CancellationError())
     case .ignore: return
     }
@@ -193,12 +193,12 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
     }
   }
 
-  /// Creates and resumes the data task of the attempt the state machine is starting.
-  private func sendAttempt() {
+  /// Creates and resumes the data task of `attempt`.
+  private func sendAttempt(_ attempt: Int) {
     let task = session.dataTask(with: request) { [self] data, response, error in
       dataTaskDidComplete(data: data, response: response, error: error)
     }
-    switch dataTask.withLock({ $0.taskCreated(task) }) {
+    switch dataTask.withLock({ $0.taskCreated(task, attempt: attempt) }) {
     case .resume: task.resume()
     case .cancel: dataTaskCancellationQueue.async { task.cancel() }
     case .none: break
@@ -252,7 +252,7 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
   /// The wait between attempts ended: sends the next attempt, unless cancelled meanwhile.
   private func waitEnded() {
     switch dataTask.withLock({ $0.waitEnded() }) {
-    case .createTask: sendAttempt()
+    case .createTask(let attempt): sendAttempt(attempt)
     case .ignore: return
     }
   }

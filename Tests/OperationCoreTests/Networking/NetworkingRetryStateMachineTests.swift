@@ -10,7 +10,7 @@ import Testing
   private func processingFirstAttempt() -> Machine {
     var machine = Machine()
     _ = machine.startRequested()
-    _ = machine.taskCreated("task 1")
+    _ = machine.taskCreated("task 1", attempt: 1)
     _ = machine.taskCompleted()
     return machine
   }
@@ -21,8 +21,8 @@ import Testing
       Issue.record("the wait was not started")
       return
     }
-    #expect(machine.waitEnded() == .createTask)
-    #expect(machine.taskCreated("task 2") == .resume)
+    #expect(machine.waitEnded() == .createTask(attempt: 2))
+    #expect(machine.taskCreated("task 2", attempt: 2) == .resume)
     #expect(machine.taskCompleted() == .process(attempt: 2))
   }
 
@@ -56,20 +56,31 @@ import Testing
   @Test func cancellingWhileTheNextAttemptIsCreatedCancelsItsTask() {
     var machine = processingFirstAttempt()
     _ = machine.retryScheduled("wait 1")
-    #expect(machine.waitEnded() == .createTask)
+    #expect(machine.waitEnded() == .createTask(attempt: 2))
     guard case .none = machine.cancel() else {
       Issue.record("no task exists yet")
       return
     }
-    #expect(machine.taskCreated("task 2") == .cancel)
+    #expect(machine.taskCreated("task 2", attempt: 2) == .cancel)
     #expect(machine.taskCompleted() == .finishCancelled)
+  }
+
+  @Test func aStaleTaskReportedAfterTheNextAttemptBeganIsLeftAlone() {
+    // Someone else cancelled task 1 before it was stored; its failure was retried at once.
+    var machine = Machine()
+    _ = machine.startRequested()
+    #expect(machine.taskCompleted() == .process(attempt: 1))
+    _ = machine.retryScheduled("wait 1")
+    #expect(machine.waitEnded() == .createTask(attempt: 2))
+    #expect(machine.taskCreated("task 1", attempt: 1) == .none)
+    #expect(machine.taskCreated("task 2", attempt: 2) == .resume)
   }
 
   @Test func cancellingTheSecondAttemptHandsOutItsTask() {
     var machine = processingFirstAttempt()
     _ = machine.retryScheduled("wait 1")
     _ = machine.waitEnded()
-    _ = machine.taskCreated("task 2")
+    _ = machine.taskCreated("task 2", attempt: 2)
     guard case .cancelTask(let task) = machine.cancel() else {
       Issue.record("the running task was not handed out")
       return

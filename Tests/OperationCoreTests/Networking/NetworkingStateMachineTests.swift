@@ -30,7 +30,7 @@ import Testing
       case .main:
         let start = machine.startRequested()
         guard start == .createTask else { return .notStarted(start) }
-        return .created(machine.taskCreated("task"))
+        return .created(machine.taskCreated("task", attempt: 1))
       case .cancel:
         guard case .cancelTask(let task) = machine.cancel() else { return .cancelled(task: nil) }
         return .cancelled(task: task)
@@ -56,7 +56,7 @@ import Testing
     var machine = Machine()
     let start = machine.startRequested()
     let cancelled = machine.cancel()
-    let created = machine.taskCreated("task")
+    let created = machine.taskCreated("task", attempt: 1)
     let processed = machine.taskCompleted()
     #expect(start == .createTask)
     guard case .none = cancelled else {
@@ -80,7 +80,7 @@ import Testing
     var machine = Machine()
     let start = machine.startRequested()
     let processed = machine.taskCompleted()
-    let created = machine.taskCreated("task")
+    let created = machine.taskCreated("task", attempt: 1)
     #expect(start == .createTask && processed == .process(attempt: 1))
     #expect(created == TaskCreatedAction.none)
   }
