@@ -47,11 +47,17 @@ public struct RetryPolicy: Sendable {
 
   /// Makes the waits between attempts: Dispatch timers, replaced in tests.
   package var scheduler: any RetryScheduler = DispatchRetryScheduler()
-  /// A random number in `0..<1` for the jitter; replaced in tests.
-  package var randomFraction: @Sendable () -> Double = { Double.random(in: 0..<1) }
 
-  /// Creates a policy; see ``exponential(maxAttempts:initialDelay:multiplier:maxDelay:jitter:shouldRetry:)``
-  /// for what each parameter means.
+  /// Creates a policy; ``exponential(maxAttempts:initialDelay:multiplier:maxDelay:jitter:shouldRetry:)``
+  /// offers defaults for each value.
+  ///
+  /// - Parameters:
+  ///   - maxAttempts: Attempts in all, the first included; 1 means no retry.
+  ///   - initialDelay: The delay after the first failure, before jitter.
+  ///   - multiplier: What each further delay is multiplied by.
+  ///   - maxDelay: The cap on a delay, and the most a server may ask for and still be retried.
+  ///   - jitter: The largest fraction of each delay that randomness removes (0 for none).
+  ///   - shouldRetry: Which failures are retried; ``isTransient(_:)`` by default.
   public init(
     maxAttempts: Int,
     initialDelay: Duration,
@@ -126,7 +132,8 @@ public struct RetryPolicy: Sendable {
     guard attempt < maxAttempts, shouldRetry(failure) else { return nil }
     let serverMinimum = serverMinimum ?? .zero
     guard serverMinimum <= maxDelay else { return nil }
-    return max(backoff(afterAttempt: attempt, randomFraction: randomFraction()), serverMinimum)
+    let backoff = backoff(afterAttempt: attempt, randomFraction: Double.random(in: 0..<1))
+    return max(backoff, serverMinimum)
   }
 
   /// The computed delay after attempt `attempt` failed: exponential, capped, with jitter
