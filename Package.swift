@@ -27,7 +27,8 @@ let package = Package(
       name: "TestSupport", dependencies: ["OperationCore", "AsyncBridge"], path: "Tests/TestSupport"
     ),
     .testTarget(
-      name: "OperationCoreTests", dependencies: ["OperationCore", "TestSupport", "FixtureServer"]),
+      name: "OperationCoreTests",
+      dependencies: ["OperationCore", "AsyncBridge", "TestSupport", "FixtureServer"]),
     .testTarget(
       name: "AsyncBridgeTests", dependencies: ["AsyncBridge", "OperationCore", "TestSupport"]),
     .testTarget(

@@ -43,6 +43,14 @@ private let dataTaskCancellationQueue = DispatchQueue(
 /// ``makeSession(timeout:)`` makes a suitable one. The response is decoded on a global queue,
 /// not on the session's delegate queue, so one slow decode never holds up other requests.
 ///
+/// **Retries.** With a ``RetryPolicy`` other than ``RetryPolicy/none`` (the default), a failed
+/// attempt the policy deems transient is sent again after a wait, inside this one operation:
+/// every waiter that joined it shares the attempts, and sees only the final outcome (the last
+/// attempt's failure when none succeeded). Each retry is announced first as an
+/// `OperationEvent` `retrying(attempt:delay:failure:)`. The wait holds no thread; cancelling,
+/// the last waiter leaving or the operation's ``ConcurrentOperation/timeout`` ends it at once,
+/// and no further request is sent.
+///
 /// **Size.** A response larger than `maxResponseBytes` fails with
 /// ``NetworkingError/responseTooLarge(byteCount:limit:)``. The announced `Content-Length` is
 /// checked first, then the received byte count. With a completion handler, URLSession buffers
@@ -52,7 +60,7 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
   @unchecked Sendable
 {
   // State lives in `dataTask`, guarded by its lock; the other stored properties are immutable.
-  private let dataTask = Locked(DataTaskStateMachine<URLSessionDataTask>())
+  private let dataTask = Locked(DataTaskStateMachine<URLSessionDataTask, any RetryWait>())
   private let validation: HTTPResponseValidation
 
   /// The request the operation sends.
@@ -61,6 +69,8 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
   public let session: URLSession
   /// The largest response body, in bytes, the operation accepts.
   public var maxResponseBytes: Int { validation.maxResponseBytes }
+  /// When a failed attempt is sent again, and after how long.
+  public let retryPolicy: RetryPolicy
 
   /// Creates an operation that sends `request` once its queue starts it.
   ///
@@ -74,6 +84,7 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
   ///   - serverErrorType: The error body the server sends with failing statuses; when a
   ///     non-2xx body decodes as this type, ``NetworkingError/badStatus(statusCode:serverError:bodyExcerpt:)``
   ///     carries it.
+  ///   - retryPolicy: Which failed attempts to send again, and when; none by default.
   ///   - coalescing: Which operations join this one; by default identical `GET`/`HEAD`
   ///     requests (see ``RequestCoalescing/automatic``).
   public init(
@@ -82,10 +93,12 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
     decoder: JSONDecoder = JSONDecoder(),
     maxResponseBytes: Int = 10 * 1024 * 1024,
     serverErrorType: (any ServerErrorBody.Type)? = nil,
+    retryPolicy: RetryPolicy = .none,
     coalescing: RequestCoalescing = .automatic
   ) {
     self.request = Self.honouringTimeout(request)
     self.session = session
+    self.retryPolicy = retryPolicy
     self.validation = HTTPResponseValidation(
       decoder: decoder, maxResponseBytes: maxResponseBytes, serverErrorType: serverErrorType)
     if let key = coalescing.key(for: request) {
@@ -104,6 +117,7 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
   ///   - decoder: Decodes the body, and the server error body.
   ///   - maxResponseBytes: The largest body accepted; 10 MiB by default.
   ///   - serverErrorType: The error body the server sends with failing statuses.
+  ///   - retryPolicy: Which failed attempts to send again, and when; none by default.
   ///   - coalescingKey: The key identical work shares; pass the `URLRequest` itself to join
   ///     requests equal in every property (including its timeout and cache policy).
   public init(
@@ -112,10 +126,12 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
     decoder: JSONDecoder = JSONDecoder(),
     maxResponseBytes: Int = 10 * 1024 * 1024,
     serverErrorType: (any ServerErrorBody.Type)? = nil,
+    retryPolicy: RetryPolicy = .none,
     coalescingKey: some Hashable & Sendable
   ) {
     self.request = Self.honouringTimeout(request)
     self.session = session
+    self.retryPolicy = retryPolicy
     self.validation = HTTPResponseValidation(
       decoder: decoder, maxResponseBytes: maxResponseBytes, serverErrorType: serverErrorType)
     super.init(coalescingKey: coalescingKey)
@@ -143,25 +159,26 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
   /// Creates and resumes the data task. Called by the queue through `start()`.
   public final override func main() {
     switch dataTask.withLock({ $0.startRequested() }) {
-    case .createTask: break
-    case .finishCancelled: return finish(throwing: CancellationError())
+    case .createTask: sendAttempt(1)
+    case .finishCancelled: finish(throwing: CancellationError())
     case .ignore: return
-    }
-    let task = session.dataTask(with: request) { [self] data, response, error in
-      dataTaskDidComplete(data: data, response: response, error: error)
-    }
-    switch dataTask.withLock({ $0.taskCreated(task) }) {
-    case .resume: task.resume()
-    case .cancel: dataTaskCancellationQueue.async { task.cancel() }
-    case .none: break
     }
   }
 
   /// Cancels the data task, on a private serial queue and outside the lock, or arranges for
-  /// `main()` to cancel it if it does not exist yet. Called by ``cancel()`` and on timeout.
+  /// `main()` to cancel it if it does not exist yet; ends a wait between attempts at once.
+  /// Called by ``cancel()`` and on timeout.
   public final override func operationWasCancelled() {
-    guard let task = dataTask.withLock({ $0.cancel() }) else { return }
-    dataTaskCancellationQueue.async { task.cancel() }
+    switch dataTask.withLock({ $0.cancel() }) {
+    case .none:
+      return
+    case .cancelTask(let task):
+      dataTaskCancellationQueue.async { task.cancel() }
+    case .cancelWait(let wait):
+      wait.cancel()
+      // Nothing else will end the work: release the slot if the operation kept it.
+      finish(throwing: CancellationError())
+    }
   }
 
   /// The data task while it runs: created, and neither completed nor cancelled yet.
@@ -171,25 +188,72 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
   /// race that can crash while other tasks start or end.
   package var runningDataTask: URLSessionDataTask? {
     dataTask.withLock { machine in
-      guard case .running(let task) = machine.state else { return nil }
+      guard case .running(let task, _) = machine.state else { return nil }
       return task
     }
   }
 
+  /// Creates and resumes the data task of `attempt`.
+  private func sendAttempt(_ attempt: Int) {
+    let task = session.dataTask(with: request) { [self] data, response, error in
+      dataTaskDidComplete(data: data, response: response, error: error)
+    }
+    switch dataTask.withLock({ $0.taskCreated(task, attempt: attempt) }) {
+    case .resume: task.resume()
+    case .cancel: dataTaskCancellationQueue.async { task.cancel() }
+    case .none: break
+    }
+  }
+
   private func dataTaskDidComplete(data: Data?, response: URLResponse?, error: (any Error)?) {
+    let attempt: Int
     switch dataTask.withLock({ $0.taskCompleted() }) {
-    case .process: break
+    case .process(let processed): attempt = processed
     case .finishCancelled: return finish(throwing: CancellationError())
     case .ignore: return
     }
     if let error {
-      finish(throwing: HTTPResponseValidation.transportFailure(error))
+      attemptFailed(attempt, HTTPResponseValidation.transportFailure(error), serverMinimum: nil)
       return
     }
     let validation = validation
     DispatchQueue.global().async { [self] in
-      finish(
-        with: validation.decode(Value.self, data: data, response: response).mapError { $0 })
+      switch validation.decode(Value.self, data: data, response: response) {
+      case .success(let value):
+        finish(returning: value)
+      case .failure(let failure):
+        let serverMinimum = ServerRetryDelay.requested(by: response, body: data)
+        attemptFailed(attempt, failure, serverMinimum: serverMinimum)
+      }
+    }
+  }
+
+  /// Delivers `failure`, or, if the policy retries it, announces the retry and starts the wait
+  /// before the next attempt.
+  private func attemptFailed(_ attempt: Int, _ failure: NetworkingError, serverMinimum: Duration?) {
+    guard
+      let delay = retryPolicy.delay(
+        afterAttempt: attempt, failure: failure, serverMinimum: serverMinimum)
+    else { return finish(throwing: failure) }
+    let wait = retryPolicy.scheduler.makeWait(for: delay) { [weak self] in self?.waitEnded() }
+    switch dataTask.withLock({ $0.retryScheduled(wait) }) {
+    case .start:
+      // Announced before the wait starts, so `retrying` precedes whatever the next attempt
+      // brings. A cancellation meanwhile has cancelled the wait, and settled: then nothing is
+      // announced and the wait never starts.
+      reportRetry(attempt: attempt, delay: delay, failure: failure)
+      wait.start()
+    case .discardAndFinishCancelled:
+      wait.cancel()
+      finish(throwing: CancellationError())
+    }
+  }
+
+  /// The wait between attempts ended: sends the next attempt, unless cancelled meanwhile.
+  private func waitEnded() {
+    switch dataTask.withLock({ $0.waitEnded() }) {
+    case .createTask(let attempt): sendAttempt(attempt)
+    case .ignore: return
     }
   }
 }

@@ -5,7 +5,7 @@ import Testing
 
 /// The data task state machine: early and late cancellation are separate paths.
 @Suite struct NetworkingStateMachineTests {
-  private typealias Machine = DataTaskStateMachine<String>
+  private typealias Machine = DataTaskStateMachine<String, String>
 
   private enum Event {
     /// `main()` runs and, if told to, creates the task "task".
@@ -31,9 +31,10 @@ import Testing
       case .main:
         let start = machine.startRequested()
         guard start == .createTask else { return .notStarted(start) }
-        return .created(machine.taskCreated("task"))
+        return .created(machine.taskCreated("task", attempt: 1))
       case .cancel:
-        return .cancelled(task: machine.cancel())
+        guard case .cancelTask(let task) = machine.cancel() else { return .cancelled(task: nil) }
+        return .cancelled(task: task)
       case .completion:
         return .completed(machine.taskCompleted())
       }
@@ -56,10 +57,13 @@ import Testing
     var machine = Machine()
     let start = machine.startRequested()
     let cancelled = machine.cancel()
-    let created = machine.taskCreated("task")
+    let created = machine.taskCreated("task", attempt: 1)
     let processed = machine.taskCompleted()
     #expect(start == .createTask)
-    #expect(cancelled == nil, "no task to cancel yet")
+    guard case .none = cancelled else {
+      Issue.record("no task to cancel yet")
+      return
+    }
     #expect(created == .cancel, "main() cancels the task it just created, never resumes it")
     #expect(processed == .finishCancelled)
   }
@@ -67,7 +71,8 @@ import Testing
   @Test func completionIsProcessedOnceAndLateCancellationHasNothingToCancel() {
     #expect(
       play([.main, .completion, .cancel, .completion]) == [
-        .created(.resume), .completed(.process), .cancelled(task: nil), .completed(.ignore),
+        .created(.resume), .completed(.process(attempt: 1)), .cancelled(task: nil),
+        .completed(.finishCancelled),
       ])
   }
 
@@ -76,8 +81,8 @@ import Testing
     var machine = Machine()
     let start = machine.startRequested()
     let processed = machine.taskCompleted()
-    let created = machine.taskCreated("task")
-    #expect(start == .createTask && processed == .process)
+    let created = machine.taskCreated("task", attempt: 1)
+    #expect(start == .createTask && processed == .process(attempt: 1))
     #expect(created == TaskCreatedAction.none)
   }
 

@@ -1,0 +1,53 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// How long a failing response asks the client to wait before trying again: the larger of its
+/// `Retry-After` header (delay seconds, or an HTTP date) and a top-level `backoff` number of
+/// seconds in its JSON body (the StackExchange API's way). A value type with no side effects.
+enum ServerRetryDelay {
+  /// The delay `response` and `body` ask for, or nil when they ask for none.
+  static func requested(
+    by response: URLResponse?, body: Data?, now: Date = Date()
+  ) -> Duration? {
+    let header = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Retry-After")
+    let delays = [header.flatMap { retryAfter($0, now: now) }, body.flatMap(backoff(in:))]
+    return delays.compactMap { $0 }.max()
+  }
+
+  /// A `Retry-After` value: whole seconds, or an HTTP date (IMF-fixdate) from which the time
+  /// left is counted (zero once past). Nil when it is neither.
+  static func retryAfter(_ value: String, now: Date) -> Duration? {
+    let value = value.trimmingCharacters(in: .whitespaces)
+    if let seconds = Int(value) {
+      return seconds >= 0 ? .seconds(seconds) : nil
+    }
+    guard let date = httpDateFormatter().date(from: value) else { return nil }
+    return .seconds(max(date.timeIntervalSince(now), 0))
+  }
+
+  /// The `backoff` field of a JSON object body, in seconds; nil when there is none.
+  static func backoff(in body: Data) -> Duration? {
+    guard !body.isEmpty, let field = try? JSONDecoder().decode(BackoffField.self, from: body),
+      let seconds = field.backoff, seconds.isFinite, seconds >= 0
+    else { return nil }
+    return .seconds(seconds)
+  }
+
+  /// The one field read from a failing body.
+  private struct BackoffField: Decodable {
+    let backoff: Double?
+  }
+
+  /// Reads IMF-fixdate, e.g. `Wed, 21 Oct 2015 07:28:00 GMT`. A new one per date: dates are
+  /// rare (one per failed attempt at most), and a formatter is not `Sendable`.
+  private static func httpDateFormatter() -> DateFormatter {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "GMT")
+    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+    return formatter
+  }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+
+@testable import OperationCore
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The policy's arithmetic and classification, and the server's requested delay, without a
+/// network.
+@Suite struct RetryPolicyTests {
+  private let unavailable = NetworkingError.badStatus(
+    statusCode: 503, serverError: nil, bodyExcerpt: "")
+
+  @Test func delaysGrowExponentiallyUpToTheCap() {
+    let policy = RetryPolicy.exponential(
+      maxAttempts: 10, initialDelay: .milliseconds(100), multiplier: 3,
+      maxDelay: .seconds(1), jitter: 0)
+    let delays = (1...5).map { policy.backoff(afterAttempt: $0, randomFraction: 0.7) }
+    #expect(
+      delays == [
+        .milliseconds(100), .milliseconds(300), .milliseconds(900), .seconds(1), .seconds(1),
+      ])
+  }
+
+  @Test func hugeGrowthIsCappedInsteadOfOverflowing() {
+    let policy = RetryPolicy.exponential(
+      maxAttempts: .max, initialDelay: .seconds(1), multiplier: 1e6, maxDelay: .seconds(30))
+    #expect(policy.backoff(afterAttempt: 1_000, randomFraction: 0) == .seconds(30))
+  }
+
+  @Test func jitterRemovesAtMostItsFractionOfTheDelay() {
+    let policy = RetryPolicy.exponential(
+      initialDelay: .seconds(1), multiplier: 2, maxDelay: .seconds(60), jitter: 0.25)
+    #expect(policy.backoff(afterAttempt: 2, randomFraction: 0) == .seconds(2))
+    #expect(policy.backoff(afterAttempt: 2, randomFraction: 0.5) == .milliseconds(1_750))
+    #expect(policy.backoff(afterAttempt: 2, randomFraction: 1) == .milliseconds(1_500))
+    // Out-of-range settings are clamped, not trusted.
+    var wild = policy
+    wild.jitter = 7
+    #expect(wild.backoff(afterAttempt: 1, randomFraction: 0.5) == .milliseconds(500))
+  }
+
+  @Test func randomJitterStaysWithinItsBounds() {
+    let policy = RetryPolicy.exponential(
+      initialDelay: .seconds(1), maxDelay: .seconds(60), jitter: 0.5)
+    for _ in 0..<200 {
+      let delay = policy.delay(afterAttempt: 1, failure: unavailable, serverMinimum: nil)
+      #expect(delay.map { $0 > .milliseconds(500) && $0 <= .seconds(1) } == true)
+    }
+  }
+
+  @Test func attemptsStopAtMaxAttempts() {
+    let policy = RetryPolicy.exponential(maxAttempts: 3, jitter: 0)
+    #expect(policy.delay(afterAttempt: 1, failure: unavailable, serverMinimum: nil) != nil)
+    #expect(policy.delay(afterAttempt: 2, failure: unavailable, serverMinimum: nil) != nil)
+    #expect(policy.delay(afterAttempt: 3, failure: unavailable, serverMinimum: nil) == nil)
+    #expect(
+      RetryPolicy.none.delay(afterAttempt: 1, failure: unavailable, serverMinimum: nil) == nil)
+  }
+
+  @Test func serverMinimumRaisesTheDelayUnlessItExceedsTheCap() {
+    let policy = RetryPolicy.exponential(
+      initialDelay: .milliseconds(10), maxDelay: .seconds(30), jitter: 0)
+    let raised = policy.delay(afterAttempt: 1, failure: unavailable, serverMinimum: .seconds(5))
+    let kept = policy.delay(
+      afterAttempt: 1, failure: unavailable, serverMinimum: .milliseconds(1))
+    let refused = policy.delay(afterAttempt: 1, failure: unavailable, serverMinimum: .seconds(31))
+    #expect(raised == .seconds(5))
+    #expect(kept == .milliseconds(10))
+    #expect(refused == nil, "waiting longer than maxDelay is not retrying but stalling")
+  }
+
+  @Test func defaultClassificationRetriesTimeoutsLostConnectionsAndOverloadStatuses() {
+    let retried: [NetworkingError] =
+      [URLError.Code.timedOut, .networkConnectionLost, .badServerResponse].map {
+        .transport(URLError($0))
+      }
+      + [429, 502, 503, 504].map { .badStatus(statusCode: $0, serverError: nil, bodyExcerpt: "") }
+    let delivered: [NetworkingError] =
+      [URLError.Code.cancelled, .cannotFindHost, .badURL, .unknown].map {
+        .transport(URLError($0))
+      }
+      + [400, 401, 404, 500, 501].map {
+        .badStatus(statusCode: $0, serverError: nil, bodyExcerpt: "")
+      } + [
+        .noData(statusCode: 204), .nonHTTPResponse(nil),
+        .responseTooLarge(byteCount: 2, limit: 1),
+        .undecodable(.dataCorrupted(.init(codingPath: [], debugDescription: "")), bodyExcerpt: ""),
+      ]
+    #expect(retried.allSatisfy(RetryPolicy.isTransient))
+    #expect(!delivered.contains(where: RetryPolicy.isTransient))
+  }
+
+  @Test func customClassificationDecides() {
+    let policy = RetryPolicy.exponential(shouldRetry: { error in
+      if case .badStatus(500, _, _) = error { return true }
+      return false
+    })
+    let internalError = NetworkingError.badStatus(
+      statusCode: 500, serverError: nil, bodyExcerpt: "")
+    #expect(policy.delay(afterAttempt: 1, failure: internalError, serverMinimum: nil) != nil)
+    #expect(policy.delay(afterAttempt: 1, failure: unavailable, serverMinimum: nil) == nil)
+  }
+
+  @Test func retryAfterReadsSecondsAndHTTPDates() throws {
+    let now = Date(timeIntervalSince1970: 1_445_412_400)  // Wed, 21 Oct 2015 07:26:40 GMT
+    #expect(ServerRetryDelay.retryAfter(" 120 ", now: now) == .seconds(120))
+    #expect(ServerRetryDelay.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT", now: now) == .seconds(80))
+    #expect(ServerRetryDelay.retryAfter("Wed, 21 Oct 2015 07:20:00 GMT", now: now) == .zero)
+    #expect(ServerRetryDelay.retryAfter("-3", now: now) == nil)
+    #expect(ServerRetryDelay.retryAfter("soon", now: now) == nil)
+  }
+
+  @Test func backoffIsReadFromAJSONBody() {
+    let throttled = Data(
+      #"{"error_id":502,"error_name":"throttle_violation","error_message":"slow down","backoff":7}"#
+        .utf8)
+    #expect(ServerRetryDelay.backoff(in: throttled) == .seconds(7))
+    #expect(ServerRetryDelay.backoff(in: Data(#"{"error_id":503}"#.utf8)) == nil)
+    #expect(ServerRetryDelay.backoff(in: Data("<html>busy</html>".utf8)) == nil)
+    #expect(ServerRetryDelay.backoff(in: Data(#"{"backoff":-1}"#.utf8)) == nil)
+  }
+
+  @Test func theLargerOfHeaderAndBodyWins() throws {
+    let url = try #require(URL(string: "http://127.0.0.1/busy"))
+    let response = HTTPURLResponse(
+      url: url, statusCode: 503, httpVersion: "HTTP/1.1", headerFields: ["retry-after": "4"])
+    let body = Data(#"{"backoff":9}"#.utf8)
+    #expect(ServerRetryDelay.requested(by: response, body: body) == .seconds(9))
+    #expect(ServerRetryDelay.requested(by: response, body: Data()) == .seconds(4))
+    #expect(ServerRetryDelay.requested(by: nil, body: nil) == nil)
+  }
+}
