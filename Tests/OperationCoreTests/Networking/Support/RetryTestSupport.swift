@@ -160,6 +160,17 @@ final class RetryEventRecorder: Sendable {
     manager.events.unsubscribe(subscription)
   }
 
+  /// The `failure` texts of the `retrying` events of `operation`, in order.
+  func retryFailures(of operation: Operation) -> [String] {
+    let id = ObjectIdentifier(operation)
+    return events.withLock { events in
+      events.filter { $0.operationID == id }.compactMap { event in
+        guard case .retrying = event.kind else { return nil }
+        return event.failure ?? ""
+      }
+    }
+  }
+
   /// The kinds of the events of `operation`, in order.
   func kinds(of operation: Operation) -> [OperationEvent.Kind] {
     let id = ObjectIdentifier(operation)
@@ -186,7 +197,7 @@ final class RetryEventRecorder: Sendable {
   /// The `retrying` events of `operation` as (attempt, delay), in order.
   func retries(of operation: Operation) -> [(attempt: Int, delay: Duration)] {
     kinds(of: operation).compactMap { kind in
-      guard case .retrying(let attempt, let delay, _) = kind else { return nil }
+      guard case .retrying(let attempt, let delay) = kind else { return nil }
       return (attempt, delay)
     }
   }
