@@ -8,9 +8,10 @@ import Testing
     let fixture = StackExchangeFixture(latency: .milliseconds(50))
     let server = try FixtureHTTPServer(responder: fixture.respond(to:))
 
-    let output = try await BridgeDemoProcess.run([
-      "cancel", "--base-url", server.baseURL.absoluteString, "--after", "5000",
-    ])
+    // Far longer than the request takes, even under ThreadSanitizer on a loaded machine.
+    let output = try await BridgeDemoProcess.run(
+      ["cancel", "--base-url", server.baseURL.absoluteString, "--after", "30000"],
+      timeout: .seconds(40))
 
     #expect(output.status == 1)
     #expect(output.stdout.contains("caller: got the page before the cancellation"))
@@ -18,7 +19,7 @@ import Testing
       output.errorLines == [
         "error: the request finished before the cancellation; try a smaller --after"
       ])
-    #expect(output.elapsed < .seconds(4), "the command waited out --after")
+    #expect(output.elapsed < .seconds(15), "the command waited out --after")
   }
 
   @Test func aRequestThatFailsBeforeTheCancellationEndsTheWait() async throws {
