@@ -35,7 +35,12 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
   /// What happened.
   public let kind: Kind
   /// The operation's name, or its class name when it has none.
-  public let operationName: String
+  public var operationName: String {
+    switch name {
+    case .given(let name): name
+    case .className(let type): OperationClassNames.name(of: type)
+    }
+  }
   /// The operation's coalescing key, if it has one.
   public let key: CoalescingKey?
   /// Waiters at that moment: after a join, the number now waiting; on finishing, the number
@@ -48,6 +53,15 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
   public let operationID: ObjectIdentifier
   /// For `retrying`: what made the attempt fail; nil for other kinds.
   public let failure: String?
+  /// Where ``operationName`` comes from: spelling out a class name costs more than publishing
+  /// the event, so it is done only when somebody reads it.
+  private let name: Name
+
+  private enum Name: @unchecked Sendable {
+    // A class object is immutable and may be shared across threads.
+    case given(String)
+    case className(AnyClass)
+  }
 
   /// Creates an event.
   public init(
@@ -55,11 +69,26 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
     duration: Duration?, operationID: ObjectIdentifier, failure: String? = nil
   ) {
     self.kind = kind
-    self.operationName = operationName
+    self.name = .given(operationName)
     self.key = key
     self.waiterCount = waiterCount
     self.duration = duration
     self.operationID = operationID
+    self.failure = failure
+  }
+
+  /// Creates the event of `operation`, named after it when it has a name, else after its
+  /// class (spelled out only when read).
+  init(
+    kind: Kind, operation: Operation, key: CoalescingKey?, waiterCount: Int,
+    duration: Duration?, failure: String? = nil
+  ) {
+    self.kind = kind
+    self.name = operation.name.map(Name.given) ?? .className(type(of: operation))
+    self.key = key
+    self.waiterCount = waiterCount
+    self.duration = duration
+    self.operationID = ObjectIdentifier(operation)
     self.failure = failure
   }
 
@@ -71,5 +100,19 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
     if let duration { text += " after \(duration)" }
     if let failure { text += " (\(failure))" }
     return text
+  }
+}
+
+/// Class names spelled out once per class: `String(describing:)` of a generic class
+/// demangles its name, far too slow to repeat for every event read.
+private enum OperationClassNames {
+  private static let cache = Locked<[ObjectIdentifier: String]>([:])
+
+  static func name(of type: AnyClass) -> String {
+    let id = ObjectIdentifier(type)
+    if let name = cache.withLock({ $0[id] }) { return name }
+    let name = String(describing: type)
+    cache.withLock { $0[id] = name }
+    return name
   }
 }

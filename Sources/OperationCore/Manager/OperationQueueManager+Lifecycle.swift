@@ -6,9 +6,8 @@ extension OperationQueueManager: OperationLifecycleObserver {
   ) {
     events.publish(
       OperationEvent(
-        kind: event.kind, operationName: Self.name(of: operation), key: key,
-        waiterCount: event.waiterCount, duration: event.duration,
-        operationID: ObjectIdentifier(operation)),
+        kind: event.kind, operation: operation, key: key, waiterCount: event.waiterCount,
+        duration: event.duration),
       to: event.audience)
   }
 
@@ -18,14 +17,9 @@ extension OperationQueueManager: OperationLifecycleObserver {
   ) {
     events.publish(
       OperationEvent(
-        kind: .retrying(attempt: attempt, delay: delay), operationName: Self.name(of: operation),
-        key: key, waiterCount: 0, duration: nil, operationID: ObjectIdentifier(operation),
-        failure: failure),
+        kind: .retrying(attempt: attempt, delay: delay), operation: operation, key: key,
+        waiterCount: 0, duration: nil, failure: failure),
       to: audience)
-  }
-
-  private static func name(of operation: Operation) -> String {
-    operation.name ?? String(describing: type(of: operation))
   }
 
   func operationDidSettle(_ operation: Operation, key: CoalescingKey?) {
