@@ -158,7 +158,8 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
   }
 
   /// Cancels the data task, on a private serial queue and outside the lock, or arranges for
-  /// `main()` to cancel it if it does not exist yet. Called by ``cancel()`` and on timeout.
+  /// `main()` to cancel it if it does not exist yet. Called by
+  /// ``ConcurrentOperation/cancel()`` and on timeout.
   public final override func operationWasCancelled() {
     guard let task = dataTask.withLock({ $0.cancel() }) else { return }
     dataTaskCancellationQueue.async { task.cancel() }
