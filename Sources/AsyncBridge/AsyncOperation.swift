@@ -6,7 +6,7 @@ import OperationCore
 /// The operation occupies its queue slot until the closure returns, even after cancellation:
 /// cancelling the operation cancels the task running the closure and waiters get
 /// `CancellationError` at once, but the next operation starts only when the closure has
-/// stopped. A ``ConcurrentOperation/timeout`` is the exception: it frees the slot at once, as
+/// stopped. A `ConcurrentOperation.timeout` is the exception: it frees the slot at once, as
 /// it exists to unjam a queue whose work does not stop. The closure's value or error is delivered exactly once; a `CancellationError` it
 /// throws is reported as cancellation.
 public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, any Error>,

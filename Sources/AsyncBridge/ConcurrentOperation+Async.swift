@@ -5,12 +5,12 @@ extension ConcurrentOperation {
   ///
   /// Cancelling the calling task resumes this call at once with `CancellationError` and
   /// removes it from the operation's waiters; the operation is cancelled only when no other
-  /// caller still waits for it. A `timeout` works the same way, with ``OperationTimeoutError``
+  /// caller still waits for it. A `timeout` works the same way, with `OperationTimeoutError`
   /// (scope `.caller`). If the operation has already finished, returns at once.
   ///
   /// - Parameter timeout: This caller's deadline, counted from the call; nil for none.
   /// - Returns: The operation's value.
-  /// - Throws: The operation's failure, `CancellationError` or ``OperationTimeoutError``.
+  /// - Throws: The operation's failure, `CancellationError` or `OperationTimeoutError`.
   @_disfavoredOverload
   public func value(timeout: Duration? = nil) async throws -> Value {
     try await outcome(timeout: timeout).value(as: Value.self)

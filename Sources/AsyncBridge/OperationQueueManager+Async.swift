@@ -13,17 +13,17 @@ extension OperationQueueManager {
   /// only when no other caller (awaiting task or completion handler) still waits for it. A task
   /// that is already cancelled gets `CancellationError` without enqueueing anything. A
   /// `timeout` works the same way: at the deadline this caller leaves with
-  /// ``OperationTimeoutError`` (scope `.caller`) and the shared work goes on for the others.
+  /// `OperationTimeoutError` (scope `.caller`) and the shared work goes on for the others.
   ///
   /// - Parameters:
-  ///   - operation: The work. If one with the same ``CoalescingKey`` is in flight, this one
+  ///   - operation: The work. If one with the same `CoalescingKey` is in flight, this one
   ///     is dropped and the call waits for that one.
   ///   - priority: The queue priority this caller asks for; nil uses the task's.
   ///   - timeout: This caller's deadline, counted from the call; nil for none. Distinct from
-  ///     the operation's own ``ConcurrentOperation/timeout``, which fails every waiter.
+  ///     the operation's own `ConcurrentOperation.timeout`, which fails every waiter.
   /// - Returns: The operation's value.
   /// - Throws: The operation's failure, `CancellationError` when cancelled (the task or the
-  ///   operation), or ``OperationTimeoutError`` when a time limit expired.
+  ///   operation), or `OperationTimeoutError` when a time limit expired.
   @_disfavoredOverload
   @inlinable
   public func perform<Value, Failure>(
@@ -39,7 +39,7 @@ extension OperationQueueManager {
   /// typed failures.
   ///
   /// Cancellation and the deadline behave as in the untyped
-  /// ``perform(_:priority:timeout:)-(ConcurrentOperation<Value,Failure>,_,_)``, but arrive as
+  /// ``perform(_:priority:timeout:)-20r4n``, but arrive as
   /// `Failure(cancellation:)` and `Failure(timeout:)`. Swift infers the typed error inside a
   /// function that declares `throws(Failure)` or a `do throws(Failure)` block; in a plain
   /// closure such as `Task { … }` write `do throws(Failure) { … } catch { … }` to keep it.
@@ -63,7 +63,7 @@ extension OperationQueueManager {
   /// Runs `body` as an operation on this manager's queue and returns its value.
   ///
   /// The closure gets the queue's control: it waits for a free slot, honours suspension,
-  /// priorities and ``cancelAllOperations()``. Cancelling the calling task (or its `timeout`
+  /// priorities and `cancelAllOperations()`. Cancelling the calling task (or its `timeout`
   /// passing) leaves the run, cancelling it; cancelling the operation cancels the task running
   /// `body`.
   ///
@@ -73,7 +73,7 @@ extension OperationQueueManager {
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
   ///   - body: The work.
   /// - Returns: What `body` returned.
-  /// - Throws: What `body` threw, `CancellationError`, or ``OperationTimeoutError``.
+  /// - Throws: What `body` threw, `CancellationError`, or `OperationTimeoutError`.
   public func run<Value: Sendable>(
     key: Never? = nil,
     priority: Operation.QueuePriority? = nil,
@@ -96,7 +96,7 @@ extension OperationQueueManager {
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
   ///   - body: The work.
   /// - Returns: What `body` returned.
-  /// - Throws: What `body` threw, `CancellationError`, or ``OperationTimeoutError``.
+  /// - Throws: What `body` threw, `CancellationError`, or `OperationTimeoutError`.
   @inlinable
   public func run<Value: Sendable, Key: Hashable & Sendable>(
     key: Key?,

@@ -51,7 +51,7 @@ extension OperationQueueManager {
   /// the untyped one.
   ///
   /// - Parameters:
-  ///   - operation: The work; see ``enqueue(_:priority:callbackQueue:completion:)-(_,_,_,(Result<Value,any Error>)->Void)``.
+  ///   - operation: The work; see ``enqueue(_:priority:callbackQueue:completion:)-(_,_,_,(Result<Value,Error>)->Void)``.
   ///   - priority: The queue priority; joining raises a pending operation's priority to it.
   ///   - callbackQueue: Where to call `completion`; nil calls it on the settling thread.
   ///   - completion: Called exactly once.

@@ -167,7 +167,7 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
 
   /// Cancels the data task, on a private serial queue and outside the lock, or arranges for
   /// `main()` to cancel it if it does not exist yet; ends a wait between attempts at once.
-  /// Called by ``cancel()`` and on timeout.
+  /// Called by ``ConcurrentOperation/cancel()`` and on timeout.
   public final override func operationWasCancelled() {
     switch dataTask.withLock({ $0.cancel() }) {
     case .none:
