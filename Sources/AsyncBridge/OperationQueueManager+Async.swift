@@ -39,7 +39,7 @@ extension OperationQueueManager {
   /// typed failures.
   ///
   /// Cancellation and the deadline behave as in the untyped
-  /// ``perform(_:priority:timeout:)-20r4n``, but arrive as
+  /// ``perform(_:priority:timeout:)-8dk9q``, but arrive as
   /// `Failure(cancellation:)` and `Failure(timeout:)`. Swift infers the typed error inside a
   /// function that declares `throws(Failure)` or a `do throws(Failure)` block; in a plain
   /// closure such as `Task { … }` write `do throws(Failure) { … } catch { … }` to keep it.
