@@ -1,15 +1,13 @@
 import OperationCore
 
-/// Suspends the calling task as one waiter of an operation, and makes the task's cancellation
-/// (or its own deadline) leave that operation without disturbing its other waiters.
+/// Registers the calling task as one waiter of an operation; the task then suspends on the
+/// returned ``SuspensionPoint``. The task's cancellation (or its own deadline) makes it leave
+/// that operation without disturbing its other waiters.
 ///
 /// Exactly-once resumption follows from ownership: the waiter sits in the operation's list
-/// until either the operation settles (and the settling thread resumes it) or a leave removes
-/// it (and resumes it with cancellation or the deadline's timeout). Only one of them can take
-/// it out.
-///
-/// Every task waiting on shared work keeps this call's frames for as long as it waits: they
-/// are kept small (see docs/PERFORMANCE.md, "Memory per waiter").
+/// until either the operation settles (and the settling thread hands it the outcome) or a
+/// leave removes it (and hands it cancellation or the deadline's timeout). Only one of them
+/// can take it out.
 @usableFromInline
 enum AwaitedWaiter {
   /// A waiter registered on an operation.
@@ -28,30 +26,27 @@ enum AwaitedWaiter {
     }
   }
 
-  /// Registers a waiter through `register` and suspends until the outcome arrives, the task is
-  /// cancelled, or `timeout` passes. `register` must add the waiter (or deliver to it at once)
-  /// and return the operation and the waiter's identity, if it is still in the list.
+  /// Registers a waiter through `register`, synchronously, and returns where the calling task
+  /// waits for its outcome. `register` must add the waiter (or deliver to it at once) and
+  /// return the operation and the waiter's identity, if it is still in the list. A task that
+  /// is already cancelled registers nothing and gets cancellation.
   @usableFromInline
-  static func outcome(
+  static func register(
     timeout: Duration?,
-    register: (OperationWaiter) -> (any WaiterRemoving, OperationWaiter.ID?)
-  ) async -> ErasedOutcome {
-    if Task.isCancelled { return .cancelled }
-    let registration = WaiterRegistration()
-    defer { if timeout != nil { registration.close() } }
-    return await withTaskCancellationHandler {
-      await withCheckedContinuation { continuation in
-        let (operation, id) = register(OperationWaiter(continuation: continuation))
-        guard let id else { return }
-        let place = Place(operation: operation, id: id)
-        if let reason = registration.record(place) {
-          place.leave(reason)
-        } else if let timeout {
-          registration.arm(deadline: timeout)
-        }
-      }
-    } onCancel: {
-      registration.leave(.cancellation)
+    _ register: (OperationWaiter) -> (any WaiterRemoving, OperationWaiter.ID?)
+  ) -> SuspensionPoint<ErasedOutcome> {
+    let point = SuspensionPoint<ErasedOutcome>()
+    if Task.isCancelled {
+      point.deliver(.cancelled)
+      return point
     }
+    let waiter = OperationWaiter(interest: .untilLeaving, callbackQueue: nil) {
+      [point] outcome in point.deliver(outcome)
+    }
+    let (operation, id) = register(waiter)
+    guard let id else { return point }
+    point.record(Place(operation: operation, id: id))
+    if let timeout { point.arm(deadline: timeout) }
+    return point
   }
 }

@@ -18,9 +18,8 @@ extension ConcurrentOperation {
 
   @inline(__always)
   fileprivate func outcome(timeout: Duration?) async -> ErasedOutcome {
-    await AwaitedWaiter.outcome(timeout: timeout) { waiter in
-      (self, addWaiter(waiter))
-    }
+    await AwaitedWaiter.register(timeout: timeout) { waiter in (self, addWaiter(waiter)) }
+      .outcome()
   }
 }
 

@@ -105,10 +105,8 @@ extension OperationQueueManager {
     _ body: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
     guard let key else { return try await run(priority: priority, timeout: timeout, body) }
-    // Joining needs only the key: no operation is built for a call that would drop it. The
-    // key is built inside the registration, so it takes no room in this call's frame, which
-    // every waiting task keeps.
-    let outcome = await AwaitedWaiter.outcome(timeout: timeout) { waiter in
+    // Joining needs only the key: no operation is built for a call that would drop it.
+    let point = AwaitedWaiter.register(timeout: timeout) { waiter in
       let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
       let admission =
         join(
@@ -117,7 +115,7 @@ extension OperationQueueManager {
         ?? admit(AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority)
       return (admission.operation, admission.waiterID)
     }
-    return try outcome.value(as: Value.self)
+    return try await point.outcome().value(as: Value.self)
   }
 
   /// Admits `operation` with a waiter for the calling task and waits. The operation is handed
@@ -130,8 +128,20 @@ extension OperationQueueManager {
     priority: Operation.QueuePriority?,
     timeout: Duration?
   ) async -> ErasedOutcome {
+    await register(operation, priority: priority, timeout: timeout).outcome()
+  }
+
+  /// The registration half of ``outcome(of:priority:timeout:)``, synchronous, so nothing it
+  /// uses stays in the waiting task's frames. Inlinable, so it is specialised for the caller's
+  /// operation type and looks up no generic metadata.
+  @inlinable
+  func register<Value, Failure>(
+    _ operation: consuming ConcurrentOperation<Value, Failure>,
+    priority: Operation.QueuePriority?,
+    timeout: Duration?
+  ) -> SuspensionPoint<ErasedOutcome> {
     var request = Optional(consume operation)
-    return await AwaitedWaiter.outcome(timeout: timeout) { waiter in
+    return AwaitedWaiter.register(timeout: timeout) { waiter in
       guard let operation = request.take() else { preconditionFailure("registered twice") }
       let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
       let admission = admit(operation, waiter: waiter, priority: priority)

@@ -11,28 +11,25 @@ extension OperationQueueManager {
   ///   operations are not affected.
   public func waitUntilIdle() async throws {
     try Task.checkCancellation()
-    let registration = WaiterRegistration()
-    try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { continuation in
-        guard let id = whenIdle({ continuation.resume() }) else { return }
-        let wait = IdleWait(manager: self, id: id, continuation: continuation)
-        if let reason = registration.record(wait) { wait.leave(reason) }
-      }
-    } onCancel: {
-      registration.leave(.cancellation)
+    let point = SuspensionPoint<Bool>()
+    if let id = whenIdle({ point.deliver(true) }) {
+      point.record(IdleWait(manager: self, id: id, point: point))
     }
+    guard await point.outcome() else { throw CancellationError() }
   }
 }
 
-/// A registered idle wait: leaving it resumes the caller, unless the manager got to it first.
+/// A registered idle wait: leaving it hands the caller `false`, unless the manager got to it
+/// first.
 private struct IdleWait: RegisteredWaiter {
   let manager: OperationQueueManager
   let id: UInt64
-  let continuation: CheckedContinuation<Void, any Error>
+  /// Weak: the point holds this wait, and the waiting task holds the point.
+  weak var point: SuspensionPoint<Bool>?
 
   func leave(_ reason: LeaveReason) {
-    // Whoever removes the idle waiter resumes the continuation: the manager or us. Only
-    // cancellation makes an idle wait leave.
-    if manager.removeIdleWaiter(id) != nil { continuation.resume(throwing: CancellationError()) }
+    // Whoever removes the idle waiter delivers: the manager or us. Only cancellation makes an
+    // idle wait leave.
+    if manager.removeIdleWaiter(id) != nil { point?.deliver(false) }
   }
 }
