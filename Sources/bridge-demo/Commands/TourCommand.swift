@@ -1,6 +1,7 @@
 import StackExchange
 
-/// `bridge-demo` without arguments: fetch, coalesce and cancel against the embedded server.
+/// `bridge-demo` without arguments: fetch, coalesce, cancel and page against the embedded
+/// server.
 enum TourCommand {
   /// Runs the tour.
   static func run() async -> ExitCode {
@@ -29,6 +30,14 @@ enum TourCommand {
     let cancel = await CancelCommand.demonstrate(after: nil, in: environment)
     cancel.lines.forEach(Console.out)
 
+    section("4. Pages: pages(_:maxPages:) follows has_more and waits out a backoff")
+    do {
+      try await showPages(in: environment)
+    } catch {
+      Console.error(error)
+      return .failure
+    }
+
     Console.out("")
     if let failure = coalesce.firstFailure {
       Console.error(failure)
@@ -43,6 +52,33 @@ enum TourCommand {
       "Tour done in \(elapsed). Next: bridge-demo --help, "
         + "bridge-demo questions --base-url https://api.stackexchange.com/2.3")
     return .success
+  }
+
+  /// Fetches three short pages with `pages(_:maxPages:)`, printing each heading as it arrives
+  /// and the backoff the embedded server puts on page 2.
+  ///
+  /// - Throws: The error that ended the pages.
+  private static func showPages(in environment: DemoEnvironment) async throws {
+    environment.server?.latency = .zero
+    let query = QuestionsQuery(site: "stackoverflow", pageSize: 3)
+    let maxPages = 3
+    Console.out(
+      "GET \(environment.requestURL(query))&page=<n> for pages 1 to \(maxPages), while has_more")
+    var last: FetchedQuestionsPage?
+    try await QuestionsCommand.forEachPage(of: query, maxPages: maxPages, in: environment) {
+      fetched, isLast in
+      Console.out("  " + QuestionFormatter.heading(for: fetched))
+      if !isLast, let backoff = QuestionFormatter.backoffLine(after: fetched) {
+        Console.out("  " + backoff)
+      }
+      last = fetched
+    }
+    if let last {
+      Console.out(
+        last.page.hasMore
+          ? "  stopped after page \(last.number), the maxPages asked for, with more available"
+          : "  stopped after page \(last.number), the last one")
+    }
   }
 
   /// Prints a section heading after a blank line.
