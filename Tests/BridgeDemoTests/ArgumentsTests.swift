@@ -69,6 +69,15 @@ import Testing
     #expect(invocation == .questions(expected))
   }
 
+  @Test func questionsPagesTakesACountFrom1To100() throws {
+    #expect(
+      try Arguments.parse(["questions", "--pages", "1"]) == .questions(QuestionsOptions(pages: 1)))
+    #expect(
+      try Arguments.parse(["questions", "--json", "--pages=100"])
+        == .questions(QuestionsOptions(json: true, pages: 100)))
+    #expect(QuestionsOptions().pages == nil)
+  }
+
   @Test func optionsTakeInlineValuesInAnyOrder() throws {
     let invocation = try Arguments.parse([
       "questions", "--json", "--pagesize=1", "--site=askubuntu", "--base-url=HTTP://127.0.0.1:8080",
@@ -177,6 +186,27 @@ import Testing
     (
       ["--pagesize="], .invalidValue("", option: "--pagesize", expected: "an integer from 1 to 100")
     ),
+    (["--pages"], .missingValue(option: "--pages")),
+    (
+      ["--pages", "0"], .invalidValue("0", option: "--pages", expected: "an integer from 1 to 100")
+    ),
+    (
+      ["--pages", "-1"],
+      .invalidValue("-1", option: "--pages", expected: "an integer from 1 to 100")
+    ),
+    (
+      ["--pages", "101"],
+      .invalidValue("101", option: "--pages", expected: "an integer from 1 to 100")
+    ),
+    (
+      ["--pages", "three"],
+      .invalidValue("three", option: "--pages", expected: "an integer from 1 to 100")
+    ),
+    (
+      ["--pages", "99999999999999999999"],
+      .invalidValue("99999999999999999999", option: "--pages", expected: "an integer from 1 to 100")
+    ),
+    (["--pages", "2", "--pages", "3"], .duplicateOption("--pages")),
   ])
   func invalidQuestionsArgumentsAreUsageErrors(arguments: [String], reason: UsageError.Reason) {
     #expect(throws: UsageError(reason: reason, command: .questions)) {
@@ -272,6 +302,7 @@ import Testing
       #expect(Usage.text(for: nil).contains("  \(command.rawValue) "))
     }
     #expect(Usage.text(for: .questions).contains("--pagesize <n>"))
+    #expect(Usage.text(for: .questions).contains("--pages <n>"))
     #expect(Usage.text(for: .coalesce).contains("--callers <n>"))
     #expect(Usage.text(for: .cancel).contains("--after <ms>"))
     #expect(Usage.text(for: .bench).contains("--quick"))

@@ -62,8 +62,11 @@ enum TourCommand {
     environment.server?.latency = .zero
     let query = QuestionsQuery(site: "stackoverflow", pageSize: 3)
     let maxPages = 3
+    var first = query
+    first.page = 1
     Console.out(
-      "GET \(environment.requestURL(query))&page=<n> for pages 1 to \(maxPages), while has_more")
+      "GET \(environment.requestURL(first)), then the next pages while has_more, "
+        + "up to page \(maxPages)")
     var last: FetchedQuestionsPage?
     try await QuestionsCommand.forEachPage(of: query, maxPages: maxPages, in: environment) {
       fetched, isLast in
