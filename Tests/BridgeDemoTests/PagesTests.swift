@@ -131,6 +131,23 @@ import Testing
     #expect(lines.last?.hasPrefix("error: the server closed the connection") == true)
   }
 
+  /// Once standard output is gone, no further page is requested: the one already under way
+  /// (page 2, requested as page 1 arrived) at most.
+  @Test func aReaderThatWentAwayStopsThePages() async throws {
+    let fixture = StackExchangeFixture()
+    let server = try FixtureHTTPServer(responder: fixture.respond(to:))
+
+    let output = try await BridgeDemoProcess.run(
+      [
+        "questions", "--pages", "6", "--pagesize", "5", "--base-url", server.baseURL.absoluteString,
+      ],
+      streams: .readerless)
+
+    #expect(output.status == 1)
+    #expect(output.stderr.isEmpty)
+    #expect((1...2).contains(server.requestCount(path: "/questions")))
+  }
+
   /// A fixture server whose page `page` gets `response` instead of the questions.
   private func failingServer(
     onPage page: Int, with response: FixtureResponse
