@@ -164,53 +164,25 @@ import Testing
         "stack overflow", option: "--site", expected: "a site name such as stackoverflow")
     ),
     (
-      ["--pagesize", "0"],
-      .invalidValue("0", option: "--pagesize", expected: "an integer from 1 to 100")
-    ),
-    (
-      ["--pagesize", "101"],
-      .invalidValue("101", option: "--pagesize", expected: "an integer from 1 to 100")
-    ),
-    (
-      ["--pagesize", "-3"],
-      .invalidValue("-3", option: "--pagesize", expected: "an integer from 1 to 100")
-    ),
-    (
-      ["--pagesize", "ten"],
-      .invalidValue("ten", option: "--pagesize", expected: "an integer from 1 to 100")
-    ),
-    (
-      ["--pagesize", "5.0"],
-      .invalidValue("5.0", option: "--pagesize", expected: "an integer from 1 to 100")
-    ),
-    (
       ["--pagesize="], .invalidValue("", option: "--pagesize", expected: "an integer from 1 to 100")
     ),
     (["--pages"], .missingValue(option: "--pages")),
-    (
-      ["--pages", "0"], .invalidValue("0", option: "--pages", expected: "an integer from 1 to 100")
-    ),
-    (
-      ["--pages", "-1"],
-      .invalidValue("-1", option: "--pages", expected: "an integer from 1 to 100")
-    ),
-    (
-      ["--pages", "101"],
-      .invalidValue("101", option: "--pages", expected: "an integer from 1 to 100")
-    ),
-    (
-      ["--pages", "three"],
-      .invalidValue("three", option: "--pages", expected: "an integer from 1 to 100")
-    ),
-    (
-      ["--pages", "99999999999999999999"],
-      .invalidValue("99999999999999999999", option: "--pages", expected: "an integer from 1 to 100")
-    ),
     (["--pages", "2", "--pages", "3"], .duplicateOption("--pages")),
   ])
   func invalidQuestionsArgumentsAreUsageErrors(arguments: [String], reason: UsageError.Reason) {
     #expect(throws: UsageError(reason: reason, command: .questions)) {
       try Arguments.parse(["questions"] + arguments)
+    }
+  }
+
+  @Test(
+    arguments: ["--pagesize", "--pages"],
+    ["0", "101", "-3", "ten", "5.0", "", "99999999999999999999"])
+  func questionsCountsOutside1To100AreUsageErrors(option: String, value: String) {
+    let reason = UsageError.Reason.invalidValue(
+      value, option: option, expected: "an integer from 1 to 100")
+    #expect(throws: UsageError(reason: reason, command: .questions)) {
+      try Arguments.parse(["questions", option, value])
     }
   }
 
