@@ -16,7 +16,7 @@ enum Invocation: Equatable {
   case help(Subcommand?)
   /// Print the tool's name and version.
   case version
-  /// The offline tour: fetch, coalesce, cancel and page against the embedded server.
+  /// The offline tour: fetch, coalesce, page and cancel against the embedded server.
   case tour
   /// Print the latest questions, one page or several.
   case questions(QuestionsOptions)

@@ -1,6 +1,6 @@
 import StackExchange
 
-/// `bridge-demo` without arguments: fetch, coalesce, cancel and page against the embedded
+/// `bridge-demo` without arguments: fetch, coalesce, page and cancel against the embedded
 /// server.
 enum TourCommand {
   /// Runs the tour.
@@ -26,17 +26,17 @@ enum TourCommand {
     let coalesce = await CoalesceCommand.demonstrate(callers: 10, in: environment)
     coalesce.lines.forEach(Console.out)
 
-    section("3. Cancel: cancelling the calling task lets go of everything below it")
-    let cancel = await CancelCommand.demonstrate(after: nil, in: environment)
-    cancel.lines.forEach(Console.out)
-
-    section("4. Pages: pages(_:maxPages:) follows has_more and waits out a backoff")
+    section("3. Pages: pages(_:maxPages:) follows has_more and waits out a backoff")
     do {
       try await showPages(in: environment)
     } catch {
       Console.error(error)
       return .failure
     }
+
+    section("4. Cancel: cancelling the calling task lets go of everything below it")
+    let cancel = await CancelCommand.demonstrate(after: nil, in: environment)
+    cancel.lines.forEach(Console.out)
 
     Console.out("")
     if let failure = coalesce.firstFailure {
