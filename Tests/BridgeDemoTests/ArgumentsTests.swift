@@ -69,6 +69,15 @@ import Testing
     #expect(invocation == .questions(expected))
   }
 
+  @Test func questionsPagesTakesACountFrom1To100() throws {
+    #expect(
+      try Arguments.parse(["questions", "--pages", "1"]) == .questions(QuestionsOptions(pages: 1)))
+    #expect(
+      try Arguments.parse(["questions", "--json", "--pages=100"])
+        == .questions(QuestionsOptions(json: true, pages: 100)))
+    #expect(QuestionsOptions().pages == nil)
+  }
+
   @Test func optionsTakeInlineValuesInAnyOrder() throws {
     let invocation = try Arguments.parse([
       "questions", "--json", "--pagesize=1", "--site=askubuntu", "--base-url=HTTP://127.0.0.1:8080",
@@ -155,32 +164,25 @@ import Testing
         "stack overflow", option: "--site", expected: "a site name such as stackoverflow")
     ),
     (
-      ["--pagesize", "0"],
-      .invalidValue("0", option: "--pagesize", expected: "an integer from 1 to 100")
-    ),
-    (
-      ["--pagesize", "101"],
-      .invalidValue("101", option: "--pagesize", expected: "an integer from 1 to 100")
-    ),
-    (
-      ["--pagesize", "-3"],
-      .invalidValue("-3", option: "--pagesize", expected: "an integer from 1 to 100")
-    ),
-    (
-      ["--pagesize", "ten"],
-      .invalidValue("ten", option: "--pagesize", expected: "an integer from 1 to 100")
-    ),
-    (
-      ["--pagesize", "5.0"],
-      .invalidValue("5.0", option: "--pagesize", expected: "an integer from 1 to 100")
-    ),
-    (
       ["--pagesize="], .invalidValue("", option: "--pagesize", expected: "an integer from 1 to 100")
     ),
+    (["--pages"], .missingValue(option: "--pages")),
+    (["--pages", "2", "--pages", "3"], .duplicateOption("--pages")),
   ])
   func invalidQuestionsArgumentsAreUsageErrors(arguments: [String], reason: UsageError.Reason) {
     #expect(throws: UsageError(reason: reason, command: .questions)) {
       try Arguments.parse(["questions"] + arguments)
+    }
+  }
+
+  @Test(
+    arguments: ["--pagesize", "--pages"],
+    ["0", "101", "-3", "ten", "5.0", "", "99999999999999999999"])
+  func questionsCountsOutside1To100AreUsageErrors(option: String, value: String) {
+    let reason = UsageError.Reason.invalidValue(
+      value, option: option, expected: "an integer from 1 to 100")
+    #expect(throws: UsageError(reason: reason, command: .questions)) {
+      try Arguments.parse(["questions", option, value])
     }
   }
 
@@ -272,6 +274,7 @@ import Testing
       #expect(Usage.text(for: nil).contains("  \(command.rawValue) "))
     }
     #expect(Usage.text(for: .questions).contains("--pagesize <n>"))
+    #expect(Usage.text(for: .questions).contains("--pages <n>"))
     #expect(Usage.text(for: .coalesce).contains("--callers <n>"))
     #expect(Usage.text(for: .cancel).contains("--after <ms>"))
     #expect(Usage.text(for: .bench).contains("--quick"))

@@ -23,7 +23,7 @@ import Testing
       output.errorLines == [
         "error: missing value for --pagesize",
         "usage: bridge-demo questions [--base-url <url>] [--site <name>] [--pagesize <n>]",
-        "       [--json]",
+        "       [--pages <n>] [--json]",
         "see 'bridge-demo questions --help'",
       ])
   }

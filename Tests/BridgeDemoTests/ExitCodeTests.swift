@@ -8,7 +8,9 @@ import Testing
     ["--bogus"], ["bogus"], ["questions", "--pagesize", "0"],
     ["questions", "--base-url", "ftp://x"],
     ["questions", "--foo"], ["coalesce", "--callers", "0"], ["cancel", "--after"],
-    ["questions", "--json", "--json"],
+    ["questions", "--json", "--json"], ["questions", "--pages", "0"],
+    ["questions", "--pages", "-2"], ["questions", "--pages", "many"],
+    ["questions", "--pages", "99999999999999999999"], ["questions", "--json", "--pages"],
   ])
   func usageErrorsExitWith64AndSayWhatIsWrongAndHowToUseTheCommand(arguments: [String])
     async throws
@@ -140,8 +142,17 @@ import Testing
     let output = try await BridgeDemoProcess.run([])
 
     #expect(output.status == 0, "\(output.stderr)")
-    for section in ["== 1. Fetch", "== 2. Coalesce", "== 3. Cancel", "Tour done"] {
+    for section in ["== 1. Fetch", "== 2. Coalesce", "== 3. Pages", "== 4. Cancel", "Tour done"] {
       #expect(output.stdout.contains(section))
     }
+    let pages = output.stdout.split(separator: "\n").map(String.init)
+      .drop { !$0.hasPrefix("== 3. Pages") }.prefix { !$0.hasPrefix("== 4. Cancel") }
+    let headings = pages.filter { $0.hasPrefix("  page ") }
+    #expect(headings.count == 3, "\(output.stdout)")
+    #expect(headings.first?.hasPrefix("  page 1: 3 questions (more available; quota ") == true)
+    #expect(headings.dropFirst().first?.hasSuffix("; backoff 1 s)") == true, "\(headings)")
+    #expect(headings.last?.hasPrefix("  page 3: 3 questions, after a ") == true, "\(headings)")
+    #expect(pages.contains("  backoff: waiting 1 s before requesting page 3, as page 2 asked"))
+    #expect(pages.contains("  stopped after page 3, the maxPages asked for, with more available"))
   }
 }

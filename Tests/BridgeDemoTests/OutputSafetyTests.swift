@@ -71,6 +71,28 @@ import Testing
     #expect(output.stdout.contains("\r\u{1B}[Kcancelled the calling task 1500 ms after"))
   }
 
+  /// A 2 s backoff on page 1 outlasts the progress line's first second.
+  @Test func progressShowsWhilePagesWaitForABackoff() async throws {
+    let fixture = StackExchangeFixture(pageBackoffs: [1: 2])
+    let server = try FixtureHTTPServer(responder: fixture.respond(to:))
+
+    let output = try await BridgeDemoProcess.run(
+      [
+        "questions", "--pages", "2", "--pagesize", "1", "--base-url", server.baseURL.absoluteString,
+      ],
+      streams: .terminal(columns: 160))
+
+    #expect(output.status == 0, "\(output.stdout)")
+    #expect(
+      output.stdout.contains(
+        "backoff: waiting 2 s before requesting page 2, as page 1 asked\n"
+          + "\r\u{1B}[Kbridge-demo: waiting for a 2 s backoff, then GET http://127.0.0.1:"),
+      "\(output.stdout)")
+    let progress = output.stdout.split(separator: "\r").filter { $0.contains("bridge-demo: ") }
+    #expect(progress.contains { $0.contains("page=2") && $0.hasSuffix(" … 1 s") }, "\(progress)")
+    #expect(output.stdout.contains("\r\u{1B}[K\npage 2: 1 question, after a "))
+  }
+
   @Test func helpWrapsToTheWindowsWidth() async throws {
     let output = try await BridgeDemoProcess.run(["--help"], streams: .terminal(columns: 60))
 

@@ -80,6 +80,7 @@ enum Arguments {
         baseURL,
         .init(name: "--site", takesValue: true),
         .init(name: "--pagesize", takesValue: true),
+        .init(name: "--pages", takesValue: true),
         .init(name: "--json", takesValue: false),
       ])
     var options = QuestionsOptions()
@@ -91,6 +92,7 @@ enum Arguments {
       options.site = site
     }
     options.pageSize = try scanner.integer("--pagesize", in: 1...100) ?? options.pageSize
+    options.pages = try scanner.integer("--pages", in: 1...100)
     options.json = scanner.flag("--json")
     return options
   }

@@ -16,9 +16,9 @@ enum Invocation: Equatable {
   case help(Subcommand?)
   /// Print the tool's name and version.
   case version
-  /// The offline tour: fetch, coalesce, cancel against the embedded server.
+  /// The offline tour: fetch, coalesce, page and cancel against the embedded server.
   case tour
-  /// Print the latest questions.
+  /// Print the latest questions, one page or several.
   case questions(QuestionsOptions)
   /// Many concurrent callers for one page.
   case coalesce(CoalesceOptions)
@@ -38,6 +38,9 @@ struct QuestionsOptions: Equatable {
   var pageSize = 10
   /// Print one JSON object (the questions and the API's quota and backoff) instead of text.
   var json = false
+  /// Follow `has_more` for up to this many pages, 1...100, printing each as it arrives; nil
+  /// prints the one page without page headings.
+  var pages: Int?
 }
 
 /// Options of `bridge-demo coalesce`.

@@ -1,3 +1,5 @@
+import FixtureServer
+
 /// The `--help` pages and the usage lines of usage errors.
 enum Usage {
   /// The help for `command`, or for the tool when nil, laid out for `width` columns.
@@ -41,8 +43,8 @@ enum Usage {
       .list(
         "COMMANDS",
         [
-          ("tour", "Fetch, coalesce and cancel against the embedded server (the default)"),
-          ("questions", "Print the latest questions of a site"),
+          ("tour", "Fetch, coalesce, page and cancel against the embedded server (the default)"),
+          ("questions", "Print the latest questions of a site, one page or several"),
           ("coalesce", "Many concurrent callers ask for one page: count the HTTP requests"),
           ("cancel", "Cancel a fetch mid-request and show what happens to it"),
           ("bench", "Run the benchmarks"),
@@ -66,8 +68,9 @@ enum Usage {
 
   private static let tour = HelpPage(
     overview: """
-      The offline tour: fetch a page, let concurrent callers share one request, cancel a \
-      request mid-flight; all over HTTP against an embedded fixture server on 127.0.0.1.
+      The offline tour: fetch a page, let concurrent callers share one request, follow \
+      has_more through three pages with a backoff, cancel a request mid-flight; all over HTTP \
+      against an embedded fixture server on 127.0.0.1.
       """,
     usage: ["[tour]"],
     blocks: [.list("OPTIONS", [helpOption])])
@@ -75,25 +78,43 @@ enum Usage {
   private static let questions = HelpPage(
     overview:
       "Print the latest questions of a StackExchange site: title, score, answers, tags and "
-      + "link, under a heading with the API's quota and, when it sent one, its backoff.",
-    usage: ["questions", "[--base-url <url>]", "[--site <name>]", "[--pagesize <n>]", "[--json]"],
+      + "link, under a heading with the API's quota and, when it sent one, its backoff. With "
+      + "--pages, follow has_more and print page after page as each arrives.",
+    usage: [
+      "questions", "[--base-url <url>]", "[--site <name>]", "[--pagesize <n>]", "[--pages <n>]",
+      "[--json]",
+    ],
     blocks: [
       .list(
         "OPTIONS",
         [
           ("--base-url <url>", baseURLDescription + ", e.g. https://api.stackexchange.com/2.3"),
           ("--site <name>", "The API site parameter (default: stackoverflow)"),
-          ("--pagesize <n>", "How many questions, 1 to 100 (default: 10)"),
+          ("--pagesize <n>", "How many questions per page, 1 to 100 (default: 10)"),
+          (
+            "--pages <n>",
+            "Fetch up to n pages, 1 to 100, one after another while the API says has_more, and "
+              + "print each as it arrives under \"page N:\" with its quota. When a page carries "
+              + "a backoff, a line says so and the next request waits that many seconds "
+              + "(default: one page, without page headings)"
+          ),
           (
             "--json",
             "Print one JSON object instead of text, shaped like the API's response: "
               + "\"items\" (the questions), \"has_more\", \"quota_max\", \"quota_remaining\" "
               + "and, when the API sent one, \"backoff\" (the seconds to wait before the next "
-              + "call)"
+              + "call). With --pages, one such object per line and page, with its \"page\" number"
           ),
           helpOption,
         ]),
-      .labelled("EXIT STATUS", "0 the page was printed; 1 the request failed; 64 usage error."),
+      .paragraph(
+        "The embedded server has \(StackExchangeFixture.questionCount) questions per site and "
+          + "puts a \(EmbeddedServer.pageTwoBackoff) s backoff on every page 2, so "
+          + "'questions --pages 3' shows the wait."),
+      .labelled(
+        "EXIT STATUS",
+        "0 the pages were printed; 1 a request failed (after the pages that arrived before it); "
+          + "64 usage error."),
     ])
 
   private static let coalesce = HelpPage(

@@ -1,12 +1,17 @@
 import StackExchange
 
-/// `bridge-demo questions`: prints the latest questions of a site, as text or JSON.
+/// `bridge-demo questions`: prints the latest questions of a site, as text or JSON; with
+/// `--pages`, page after page as they arrive.
 enum QuestionsCommand {
   /// Runs the command.
   static func run(_ options: QuestionsOptions) async -> ExitCode {
     do {
       let environment = try DemoEnvironment(baseURL: options.baseURL)
       let query = QuestionsQuery(site: options.site, pageSize: options.pageSize)
+      if let maxPages = options.pages {
+        try await printPages(of: query, maxPages: maxPages, json: options.json, in: environment)
+        return .success
+      }
       let page = try await Progress.whileWaiting("GET \(environment.requestURL(query))") {
         try await environment.questions.questions(query)
       }

@@ -1,6 +1,7 @@
 import StackExchange
 
-/// `bridge-demo` without arguments: fetch, coalesce and cancel against the embedded server.
+/// `bridge-demo` without arguments: fetch, coalesce, page and cancel against the embedded
+/// server.
 enum TourCommand {
   /// Runs the tour.
   static func run() async -> ExitCode {
@@ -25,7 +26,15 @@ enum TourCommand {
     let coalesce = await CoalesceCommand.demonstrate(callers: 10, in: environment)
     coalesce.lines.forEach(Console.out)
 
-    section("3. Cancel: cancelling the calling task lets go of everything below it")
+    section("3. Pages: pages(_:maxPages:) follows has_more and waits out a backoff")
+    do {
+      try await showPages(in: environment)
+    } catch {
+      Console.error(error)
+      return .failure
+    }
+
+    section("4. Cancel: cancelling the calling task lets go of everything below it")
     let cancel = await CancelCommand.demonstrate(after: nil, in: environment)
     cancel.lines.forEach(Console.out)
 
@@ -43,6 +52,36 @@ enum TourCommand {
       "Tour done in \(elapsed). Next: bridge-demo --help, "
         + "bridge-demo questions --base-url https://api.stackexchange.com/2.3")
     return .success
+  }
+
+  /// Fetches three short pages with `pages(_:maxPages:)`, printing each heading as it arrives
+  /// and the backoff the embedded server puts on page 2.
+  ///
+  /// - Throws: The error that ended the pages.
+  private static func showPages(in environment: DemoEnvironment) async throws {
+    environment.server?.latency = .zero
+    let query = QuestionsQuery(site: "stackoverflow", pageSize: 3)
+    let maxPages = 3
+    var first = query
+    first.page = 1
+    Console.out(
+      "GET \(environment.requestURL(first)), then the next pages while has_more, "
+        + "up to page \(maxPages)")
+    var last: FetchedQuestionsPage?
+    try await QuestionsCommand.forEachPage(of: query, maxPages: maxPages, in: environment) {
+      fetched, isLast in
+      Console.out("  " + QuestionFormatter.heading(for: fetched))
+      if !isLast, let backoff = QuestionFormatter.backoffLine(after: fetched) {
+        Console.out("  " + backoff)
+      }
+      last = fetched
+    }
+    if let last {
+      Console.out(
+        last.page.hasMore
+          ? "  stopped after page \(last.number), the maxPages asked for, with more available"
+          : "  stopped after page \(last.number), the last one")
+    }
   }
 
   /// Prints a section heading after a blank line.

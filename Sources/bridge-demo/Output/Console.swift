@@ -32,9 +32,12 @@ enum Console {
     if StandardStream.prepare().contains(.output) { record(EBADF) }
   }
 
+  /// Whether every write to standard output so far succeeded.
+  static var isOutputIntact: Bool { output.withLock { $0 == .intact } }
+
   /// Writes `line` to standard output, unless a write to it already failed.
   static func out(_ line: String) {
-    guard output.withLock({ $0 == .intact }) else { return }
+    guard isOutputIntact else { return }
     if let code = StandardStream.output.write(line + "\n") { record(code) }
   }
 

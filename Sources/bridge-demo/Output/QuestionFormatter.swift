@@ -14,16 +14,26 @@ enum QuestionFormatter {
   ///     https://stackoverflow.com/questions/79834101/…
   /// ```
   static func lines(for page: QuestionsPage, site: String) -> [String] {
+    ["\(site): \(count(page.items.count, "latest question")) (\(status(of: page)))"]
+      + questionLines(page.items, from: 1)
+  }
+
+  /// What a heading says about `page` beside its questions:
+  /// `more available; quota 299 of 300 left; backoff 10 s`.
+  static func status(of page: QuestionsPage) -> String {
     let more = page.hasMore ? "more available; " : ""
     let backoff = page.backoff.map { "; backoff \($0) s" } ?? ""
-    var lines = [
-      "\(site): \(count(page.items.count, "latest question")) "
-        + "(\(more)quota \(page.quotaRemaining) of \(page.quotaMax) left\(backoff))"
-    ]
-    let width = String(page.items.count).count
-    for (index, question) in page.items.enumerated() {
-      let number = String(index + 1)
-      let indent = String(repeating: " ", count: width + 2)
+    return "\(more)quota \(page.quotaRemaining) of \(page.quotaMax) left\(backoff)"
+  }
+
+  /// Three lines per question after a blank line: title, counts and tags, link; numbered from
+  /// `first`, the numbers right-aligned.
+  static func questionLines(_ questions: [Question], from first: Int) -> [String] {
+    let width = String(first + questions.count - 1).count
+    let indent = String(repeating: " ", count: width + 2)
+    var lines: [String] = []
+    for (offset, question) in questions.enumerated() {
+      let number = String(first + offset)
       let tags = question.tags.isEmpty ? "no tags" : question.tags.joined(separator: ", ")
       lines.append("")
       lines.append(

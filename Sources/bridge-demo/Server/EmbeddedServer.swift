@@ -3,7 +3,14 @@ import Foundation
 
 /// The offline stand-in for the StackExchange API: a `FixtureHTTPServer` on 127.0.0.1 (an
 /// ephemeral port) answering `/questions` with `StackExchangeFixture`'s invented questions.
+///
+/// Every page 2 it serves carries a ``pageTwoBackoff``, so that a client following `has_more`
+/// meets a backoff on its way, as real clients of the API do; the single-page commands ask for
+/// page 1 only.
 final class EmbeddedServer: Sendable {
+  /// The `backoff` (seconds) on page 2: short, so the tour stays fast.
+  static let pageTwoBackoff = 1
+
   private let fixture: StackExchangeFixture
   private let server: FixtureHTTPServer
 
@@ -11,7 +18,7 @@ final class EmbeddedServer: Sendable {
   ///
   /// - Throws: `FixtureServerError` when the socket cannot be set up.
   init() throws(FixtureServerError) {
-    let fixture = StackExchangeFixture()
+    let fixture = StackExchangeFixture(pageBackoffs: [2: Self.pageTwoBackoff])
     self.fixture = fixture
     server = try FixtureHTTPServer(responder: fixture.respond(to:))
   }
