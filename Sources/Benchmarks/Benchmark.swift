@@ -38,7 +38,7 @@ public enum Benchmark {
     json: Bool, quick: Bool, failOnMiss: Bool = false, fixtureBaseURL: URL? = nil
   ) async -> Int32 {
     let scale = Scale(quick: quick)
-    let scenarios: [Scenario] = [
+    let allScenarios: [Scenario] = [
       Scenario(name: "throughput") { try await Throughput.run(scale: $0) },
       Scenario(name: "events_overhead") { try await EventsOverhead.run(scale: $0) },
       Scenario(name: "await_overhead") { try await AwaitOverhead.run(scale: $0) },
@@ -54,6 +54,11 @@ public enum Benchmark {
       // Last: it measures the process's peak memory.
       Scenario(name: "memory") { try await Memory.run(scale: $0) },
     ]
+    // `BENCH_ONLY=name,name` runs only those scenarios: for investigating one figure.
+    let only = ProcessInfo.processInfo.environment["BENCH_ONLY"].map {
+      Set($0.split(separator: ",").map(String.init))
+    }
+    let scenarios = allScenarios.filter { only?.contains($0.name) ?? true }
     log(
       "bench: \(scenarios.count) scenarios, \(scale.rounds) rounds each"
         + (quick ? " (quick: ~1/10 scale)" : ""))
