@@ -173,6 +173,8 @@ import Testing
     }
     #expect(urlError.code == .timedOut)
     #expect(error.description == "transport error -1001 (timed out)")
-    #expect(ContinuousClock.now - started < .seconds(5))
+    // The 1 s limit applies, not the default 60 s: far below that even under ThreadSanitizer
+    // on a loaded machine, where corelibs notices the expiry late.
+    #expect(ContinuousClock.now - started < .seconds(30))
   }
 }
