@@ -76,7 +76,7 @@ extension OperationQueueManager {
   ) async throws -> Foreign.Output {
     try await foreignOutcome(
       of: operation, as: Foreign.Output.self, key: coalescingKey, priority: priority,
-      timeout: timeout, outcome: ErasedOutcome.finished
+      timeout: timeout, outcome: ErasedOutcome.produced(by:)
     ).value(as: Foreign.Output.self)
   }
 
@@ -115,7 +115,7 @@ extension OperationQueueManager {
     _ operation: Foreign, timeout: Duration? = nil
   ) async throws -> Foreign.Output {
     try await observedOutcome(
-      of: operation, as: Foreign.Output.self, timeout: timeout, outcome: ErasedOutcome.finished
+      of: operation, as: Foreign.Output.self, timeout: timeout, outcome: ErasedOutcome.produced(by:)
     ).value(as: Foreign.Output.self)
   }
 

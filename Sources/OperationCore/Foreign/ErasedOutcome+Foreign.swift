@@ -10,8 +10,8 @@ extension ErasedOutcome {
   /// How a finished ``ResultProducingOperation`` ended: its outcome (a `CancellationError`
   /// inside it as cancellation); without one, cancellation if it was cancelled, and
   /// ``ForeignOperationError/noOutcome(operationName:)`` otherwise.
-  package static func finished<Foreign: ResultProducingOperation>(
-    _ operation: Foreign
+  package static func produced<Foreign: ResultProducingOperation>(
+    by operation: Foreign
   ) -> ErasedOutcome {
     switch operation.outcome {
     case .success(let value):

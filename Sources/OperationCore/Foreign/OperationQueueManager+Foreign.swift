@@ -71,7 +71,7 @@ extension OperationQueueManager {
     }
     return enqueueForeign(
       operation, as: Foreign.Output.self, key: coalescingKey, waiter: waiter, priority: priority,
-      outcome: ErasedOutcome.finished)
+      outcome: ErasedOutcome.produced(by:))
   }
 
   private func enqueueForeign<Foreign: Operation, Output: Sendable>(
