@@ -92,7 +92,9 @@ extension OperationQueueManager {
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
   /// - Throws: `CancellationError` if the operation (or the task) was cancelled, or
   ///   ``OperationTimeoutError`` when the deadline passed.
-  public func waitUntilFinished(_ operation: Operation, timeout: Duration? = nil) async throws {
+  public func waitUntilFinished(
+    _ operation: some Operation, timeout: Duration? = nil
+  ) async throws {
     try await observedOutcome(
       of: operation, as: Void.self, timeout: timeout, outcome: ErasedOutcome.finished
     ).value(as: Void.self)
