@@ -56,6 +56,24 @@ import Testing
     #expect(service.requestCount == 1)
   }
 
+  /// A caller that sees a plain `Operation` and one that reads the outcome share the work, and
+  /// the plain one still learns of a failure.
+  @Test func plainAndResultReadingCallersOfOneInstanceShareIt() async {
+    struct Offline: Error {}
+    let manager = OperationQueueManager()
+    let events = EventRecorder(manager)
+    let service = ManualQuestionService()
+    let fetch = FetchTitlesOperation(site: "s", service: service)
+    let plain = Task { try await manager.perform(fetch as Operation) }
+    #expect(await service.firstRequest.wait())
+    let reading = Task { try await manager.perform(fetch) }
+    #expect(await events.wait { $0.kind.isJoined })
+    service.answer(.failure(Offline()))
+    #expect(await error(of: plain) is Offline)
+    #expect(await error(of: reading) is Offline)
+    #expect(service.requestCount == 1)
+  }
+
   @Test func equalKeysOfDifferentLegacyClassesNeverShareWork() async {
     let manager = OperationQueueManager()
     let service = ManualQuestionService()

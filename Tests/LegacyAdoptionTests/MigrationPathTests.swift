@@ -40,10 +40,12 @@ import Testing
 
   @Test func shapeTwoTypedResultBaseClassAndItsChainedVariant() async throws {
     let manager = OperationQueueManager()
-    // Step 1: untouched; the typed failure arrives untyped.
+    // Step 1: awaited as a plain operation, its result read from it afterwards. (This class
+    // conforms to `ResultProducingOperation` in this target, so even a plain caller hears of
+    // the failure; an unconformed one would return and leave it in `result`.)
     let missing = LoadQuestionOperation(id: 1, store: store)
     let step1 = Task { try await manager.perform(missing as Operation) }
-    _ = await value(of: step1)
+    #expect(await error(of: step1) as? LegacyAPIError == .notFound)
     #expect(missing.result == .failure(.notFound))
     // Step 2: the value, and the chained variant after its dependency.
     let load = LoadQuestionOperation(id: 42, store: store)

@@ -40,10 +40,24 @@ extension OperationQueueManager {
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil
   ) async throws {
+    // One that produces a result runs as such, so its failure counts and callers of both
+    // kinds share it.
+    if let producing = operation as? any ResultProducingOperation {
+      try await performDiscardingOutput(
+        producing, coalescingKey: coalescingKey, priority: priority, timeout: timeout)
+      return
+    }
     try await foreignOutcome(
       of: operation, as: Void.self, key: coalescingKey, priority: priority, timeout: timeout,
       outcome: ErasedOutcome.finished
     ).value(as: Void.self)
+  }
+
+  private func performDiscardingOutput<Foreign: ResultProducingOperation>(
+    _ operation: Foreign, coalescingKey: (any Hashable & Sendable)?,
+    priority: Operation.QueuePriority?, timeout: Duration?
+  ) async throws {
+    try await perform(operation, coalescingKey: coalescingKey, priority: priority, timeout: timeout)
   }
 
   /// Runs `operation` on this manager's queue, or joins the same work in flight, and returns
@@ -95,9 +109,19 @@ extension OperationQueueManager {
   public func waitUntilFinished(
     _ operation: some Operation, timeout: Duration? = nil
   ) async throws {
+    if let producing = operation as? any ResultProducingOperation {
+      try await waitDiscardingOutput(producing, timeout: timeout)
+      return
+    }
     try await observedOutcome(
       of: operation, as: Void.self, timeout: timeout, outcome: ErasedOutcome.finished
     ).value(as: Void.self)
+  }
+
+  private func waitDiscardingOutput<Foreign: ResultProducingOperation>(
+    _ operation: Foreign, timeout: Duration?
+  ) async throws {
+    try await waitUntilFinished(operation, timeout: timeout)
   }
 
   /// Waits, without blocking a thread, until `operation`, run elsewhere, has finished, and

@@ -32,7 +32,6 @@ package final class ForeignOperationHost<Output: Sendable>: ConcurrentOperation<
     readOutcome = outcome
     runsForeign = true
     super.init(coalescingKey: key)
-    name = foreign.displayName
     // Only what the foreign operation changed: unchanged values cost nothing to copy.
     if foreign.queuePriority != .normal { queuePriority = foreign.queuePriority }
     if foreign.qualityOfService != .default { qualityOfService = foreign.qualityOfService }
@@ -48,6 +47,13 @@ package final class ForeignOperationHost<Output: Sendable>: ConcurrentOperation<
     readOutcome = outcome
     runsForeign = false
     super.init()
+  }
+
+  /// The foreign operation's name (its class's when it has none), read only when asked: events
+  /// name foreign work after the operation doing it.
+  package override var name: String? {
+    get { foreign.displayName }
+    set {}
   }
 
   /// False: the slot is held until the foreign operation has stopped, as its queue would.

@@ -34,6 +34,13 @@ extension OperationQueueManager {
     callbackQueue: CallbackQueue? = nil,
     completion: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) -> Operation {
+    // One that produces a result runs as such, so its failure counts and callers of both
+    // kinds share it.
+    if let producing = operation as? any ResultProducingOperation {
+      return enqueueDiscardingOutput(
+        producing, coalescingKey: coalescingKey, priority: priority,
+        callbackQueue: callbackQueue, completion: completion)
+    }
     let waiter = OperationWaiter(interest: .untilSettled, callbackQueue: callbackQueue) {
       outcome in completion(Result { try outcome.value(as: Void.self) })
     }
@@ -74,6 +81,16 @@ extension OperationQueueManager {
       outcome: ErasedOutcome.produced(by:))
   }
 
+  private func enqueueDiscardingOutput<Foreign: ResultProducingOperation>(
+    _ operation: Foreign, coalescingKey: (any Hashable & Sendable)?,
+    priority: Operation.QueuePriority?, callbackQueue: CallbackQueue?,
+    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+  ) -> Operation {
+    enqueue(
+      operation, coalescingKey: coalescingKey, priority: priority, callbackQueue: callbackQueue
+    ) { (result: Result<Foreign.Output, any Error>) in completion(result.map { _ in }) }
+  }
+
   private func enqueueForeign<Foreign: Operation, Output: Sendable>(
     _ operation: Foreign, as output: Output.Type, key: (any Hashable & Sendable)?,
     waiter: OperationWaiter, priority: Operation.QueuePriority?,
@@ -99,8 +116,29 @@ extension OperationQueueManager {
     outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
   ) -> ForeignAdmission<Output> {
     if operation.isFinished { return .finished(read(operation)) }
-    let base: any Hashable & Sendable =
-      if let key { Self.foreignKey(operation, key) } else { ForeignInstanceKey(operation: operation) }
+    guard let key else {
+      return admitForeign(
+        operation, as: output, base: ForeignInstanceKey(operation: operation), waiter: waiter,
+        priority: priority, outcome: read)
+    }
+    return admitForeign(
+      operation, as: output, key: key, waiter: waiter, priority: priority, outcome: read)
+  }
+
+  /// Opens the caller's key, so the rest runs with its type known.
+  private func admitForeign<Foreign: Operation, Output: Sendable, Key: Hashable & Sendable>(
+    _ operation: Foreign, as output: Output.Type, key: Key, waiter: OperationWaiter?,
+    priority: Operation.QueuePriority?, outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
+  ) -> ForeignAdmission<Output> {
+    admitForeign(
+      operation, as: output, base: ForeignKey(operation: operation, base: key), waiter: waiter,
+      priority: priority, outcome: read)
+  }
+
+  private func admitForeign<Foreign: Operation, Output: Sendable, Base: Hashable & Sendable>(
+    _ operation: Foreign, as output: Output.Type, base: Base, waiter: OperationWaiter?,
+    priority: Operation.QueuePriority?, outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
+  ) -> ForeignAdmission<Output> {
     let coalescingKey = CoalescingKey(for: ForeignOperationHost<Output>.self, base: base)
     if let joined = join(
       coalescingKey, as: ConcurrentOperation<Output, any Error>.self, waiter: waiter,
@@ -125,11 +163,5 @@ extension OperationQueueManager {
       for dependency in operation.dependencies { operation.removeDependency(dependency) }
     }
     return .waiting(joined.operation, waiterID: joined.waiterID)
-  }
-
-  private static func foreignKey(
-    _ operation: Operation, _ key: some Hashable & Sendable
-  ) -> any Hashable & Sendable {
-    ForeignKey(operation: operation, base: key)
   }
 }
