@@ -166,6 +166,32 @@ import Testing
     #expect(await becomesIdle(manager, within: .seconds(10)))
   }
 
+  /// The same instance handed over again after its first caller left: the new request does
+  /// not join the cancelled stand-in but starts fresh work with the instance, which the first
+  /// stand-in cancels on its way out: either way it runs at most once and is never started by
+  /// both (a second `start()` of a `BlockOperation` traps).
+  @Test func anInstanceHandedOverAgainAfterItsCancellationIsStartedOnce() async {
+    let manager = OperationQueueManager()
+    for _ in 0..<200 {
+      manager.isSuspended = true
+      let runs = Locked(0)
+      let operation = BlockOperation { runs.withLock { $0 += 1 } }
+      let first = Task { try await manager.perform(operation) }
+      #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 1 })
+      first.cancel()
+      guard await error(of: first) is CancellationError else { return }
+      let second = Task { try await manager.perform(operation) }
+      #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 2 })
+      manager.isSuspended = false
+      switch await result(of: second) {
+      case nil: Issue.record("the second request hung")
+      case .success?: #expect(runs.withLock { $0 } == 1)
+      case .failure(let error)?: #expect(error is CancellationError && runs.withLock { $0 } == 0)
+      }
+      guard await becomesIdle(manager, within: .seconds(10)) else { return }
+    }
+  }
+
   @Test func cancelledWorkIsNeverJoined() async {
     let manager = OperationQueueManager()
     let service = ManualQuestionService()

@@ -71,7 +71,7 @@ package final class ForeignOperationHost<Output: Sendable>: ConcurrentOperation<
       finish(throwing: ForeignOperationError.notReady(operationName: foreign.displayName))
       return
     }
-    foreign.start()
+    ForeignStart.start(foreign)
     // A synchronous operation has finished now; this also covers one that never announced it.
     if foreign.isFinished { settle(erased: readOutcome()) }
   }
@@ -97,7 +97,7 @@ package final class ForeignOperationHost<Output: Sendable>: ConcurrentOperation<
   private func hostDidFinish() {
     guard runsForeign, !foreign.isFinished, !foreign.isExecuting else { return }
     foreign.cancel()
-    if foreign.isReady, !foreign.isFinished, !foreign.isExecuting { foreign.start() }
+    ForeignStart.start(foreign)
   }
 }
 
