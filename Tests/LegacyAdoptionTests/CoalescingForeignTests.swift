@@ -23,7 +23,11 @@ import Testing
       } else {
         manager.enqueue(fetch, coalescingKey: key) { result in
           guard (try? result.get()) == ["one"] else { return }
-          if delivered.withLock({ $0 += 1; return $0 }) == 500 { allHandled.open() }
+          if delivered.withLock({
+            $0 += 1; return $0
+          }) == 500 {
+            allHandled.open()
+          }
         }
       }
     }
@@ -96,7 +100,8 @@ import Testing
     let manager = OperationQueueManager()
     let service = ManualQuestionService()
     let first = Task {
-      try await manager.perform(FetchTitlesOperation(site: "s", service: service), coalescingKey: "k")
+      try await manager.perform(
+        FetchTitlesOperation(site: "s", service: service), coalescingKey: "k")
     }
     #expect(await service.firstRequest.wait())
     let upstream = BlockOperation {}

@@ -22,7 +22,9 @@ import Testing
     _ = await value(of: step1)
     #expect(await handled.wait())
     // Step 2: the retroactive conformance gives the value.
-    let step2 = Task { try await manager.perform(FetchTitlesOperation(site: "so", service: service)) }
+    let step2 = Task {
+      try await manager.perform(FetchTitlesOperation(site: "so", service: service))
+    }
     #expect(await eventually(within: .seconds(10)) { service.requestCount == 2 })
     service.answer(.success(["b"]))
     #expect(await value(of: step2) == ["b"])
@@ -30,7 +32,8 @@ import Testing
     let step3 = Task { try await manager.perform(FetchTitles(site: "so", service: service)) }
     #expect(await eventually(within: .seconds(10)) { service.requestCount == 3 })
     let deadline = Task {
-      try await manager.perform(FetchTitles(site: "so", service: service), timeout: .milliseconds(20))
+      try await manager.perform(
+        FetchTitles(site: "so", service: service), timeout: .milliseconds(20))
     }
     #expect(await error(of: deadline) is OperationTimeoutError)
     service.answer(.success(["c"]))
@@ -61,7 +64,8 @@ import Testing
     } catch {
       #expect(error == .notFound)
     }
-    let rendered = try await manager.perform(RenderQuestion(upstream: LoadQuestion(id: 42, store: store)))
+    let rendered = try await manager.perform(
+      RenderQuestion(upstream: LoadQuestion(id: 42, store: store)))
     #expect(rendered == "#42: Answer")
   }
 

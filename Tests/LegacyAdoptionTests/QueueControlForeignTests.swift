@@ -12,7 +12,9 @@ import Testing
     let running = Locked((now: 0, most: 0))
     let operations = (0..<20).map { _ in
       BlockOperation {
-        running.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+        running.withLock {
+          $0.now += 1; $0.most = max($0.most, $0.now)
+        }
         Thread.sleep(forTimeInterval: 0.001)
         running.withLock { $0.now -= 1 }
       }
@@ -78,14 +80,18 @@ import Testing
     let manager = OperationQueueManager(maxConcurrentOperationCount: 1)
     let service = ManualQuestionService()
     let order = Locked<[String]>([])
-    let blocker = Task { try await manager.perform(FetchTitlesOperation(site: "b", service: service)) }
+    let blocker = Task {
+      try await manager.perform(FetchTitlesOperation(site: "b", service: service))
+    }
     #expect(await service.firstRequest.wait())
     let low = Task {
-      try await manager.perform(BlockOperation { order.withLock { $0.append("low") } }, priority: .veryLow)
+      try await manager.perform(
+        BlockOperation { order.withLock { $0.append("low") } }, priority: .veryLow)
     }
     #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 2 })
     let high = Task {
-      try await manager.perform(BlockOperation { order.withLock { $0.append("high") } }, priority: .veryHigh)
+      try await manager.perform(
+        BlockOperation { order.withLock { $0.append("high") } }, priority: .veryHigh)
     }
     #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 3 })
     service.answer(.success([]))

@@ -60,7 +60,8 @@ final class ForeignFinishWatch: Operation, @unchecked Sendable {
   }
 
   private func fire() {
-    let armed = stage.withLock { stage -> (body: @Sendable () -> Void, keepsAlive: ForeignFinishWatch)? in
+    let armed = stage.withLock {
+      stage -> (body: @Sendable () -> Void, keepsAlive: ForeignFinishWatch)? in
       guard case .armed(let body, let keepsAlive) = stage else { return nil }
       stage = .fired
       return (body, keepsAlive)

@@ -27,7 +27,10 @@ package final class ForeignOperationHost<Output: Sendable>: ConcurrentOperation<
   private let runsForeign: Bool
 
   /// A host that runs `foreign` on its manager's queue; `key` coalesces identical requests.
-  init(running foreign: Operation, key: some Hashable & Sendable, outcome: @escaping @Sendable () -> ErasedOutcome) {
+  init(
+    running foreign: Operation, key: some Hashable & Sendable,
+    outcome: @escaping @Sendable () -> ErasedOutcome
+  ) {
     self.foreign = foreign
     readOutcome = outcome
     runsForeign = true

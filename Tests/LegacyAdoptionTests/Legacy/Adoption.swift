@@ -9,27 +9,27 @@ import OperationCore
 
 // Shape 1: three lines per class.
 extension FetchTitlesOperation: ResultProducingOperation {
-  public var outcome: Result<[String], any Error>? { result }
+  var outcome: Result<[String], any Error>? { result }
 }
 
 // Shape 2, and its chained variant: three lines per class.
 extension LoadQuestionOperation: ResultProducingOperation {
-  public var outcome: Result<QuestionRecord, any Error>? { result?.mapError { $0 } }
+  var outcome: Result<QuestionRecord, any Error>? { result?.mapError { $0 } }
 }
 
 extension RenderQuestionOperation: ResultProducingOperation {
-  public var outcome: Result<String, any Error>? { result?.mapError { $0 } }
+  var outcome: Result<String, any Error>? { result?.mapError { $0 } }
 }
 
 // Shape 3: a `BlockOperation` has no result; a small subclass reads it from the cache.
 /// Downloads one avatar into ``LegacyAvatarManager``'s cache and exposes it as its outcome.
-public final class AvatarLoadOperation: BlockOperation, ResultProducingOperation,
+final class AvatarLoadOperation: BlockOperation, ResultProducingOperation,
   @unchecked Sendable
 {
   private let manager: LegacyAvatarManager
-  public let id: String
+  let id: String
 
-  public init(id: String, manager: LegacyAvatarManager) {
+  init(id: String, manager: LegacyAvatarManager) {
     self.manager = manager
     self.id = id
     super.init()
@@ -37,5 +37,5 @@ public final class AvatarLoadOperation: BlockOperation, ResultProducingOperation
     for block in load.executionBlocks { addExecutionBlock(block) }
   }
 
-  public var outcome: Result<Data, any Error>? { manager.avatar(for: id).map { .success($0) } }
+  var outcome: Result<Data, any Error>? { manager.avatar(for: id).map { .success($0) } }
 }

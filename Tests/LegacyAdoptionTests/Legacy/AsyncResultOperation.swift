@@ -5,23 +5,23 @@ import Foundation
 // kind: a pending operation stays pending until its queue starts it.
 
 /// An asynchronous operation with a typed result.
-open class AsyncResultOperation<Success, Failure: Error>: Operation, @unchecked Sendable {
+class AsyncResultOperation<Success, Failure: Error>: Operation, @unchecked Sendable {
   private let lock = NSLock()
   private var executing = false
   private var finished = false
   private var storedResult: Result<Success, Failure>?
 
-  open override var isAsynchronous: Bool { true }
-  open override var isExecuting: Bool { lock.withLock { executing } }
-  open override var isFinished: Bool { lock.withLock { finished } }
+  override var isAsynchronous: Bool { true }
+  override var isExecuting: Bool { lock.withLock { executing } }
+  override var isFinished: Bool { lock.withLock { finished } }
 
   /// The result, once the operation has finished.
-  public var result: Result<Success, Failure>? { lock.withLock { storedResult } }
+  var result: Result<Success, Failure>? { lock.withLock { storedResult } }
 
   /// The failure to finish with when the operation is cancelled.
-  open var cancellationFailure: Failure? { nil }
+  var cancellationFailure: Failure? { nil }
 
-  open override func start() {
+  override func start() {
     guard !isCancelled else {
       finish(with: nil)
       return
@@ -32,13 +32,13 @@ open class AsyncResultOperation<Success, Failure: Error>: Operation, @unchecked 
     main()
   }
 
-  open override func cancel() {
+  override func cancel() {
     super.cancel()
     if isExecuting { finish(with: cancellationFailure.map { .failure($0) }) }
   }
 
   /// Stores `result` and finishes; only the first call counts.
-  public final func finish(with result: Result<Success, Failure>?) {
+  final func finish(with result: Result<Success, Failure>?) {
     let first = lock.withLock { () -> Bool in
       guard !finished else { return false }
       storedResult = result
@@ -57,14 +57,14 @@ open class AsyncResultOperation<Success, Failure: Error>: Operation, @unchecked 
 }
 
 /// An ``AsyncResultOperation`` that takes its input from the result of a dependency.
-open class ChainedAsyncResultOperation<Input, Success, Failure: Error>: AsyncResultOperation<
+class ChainedAsyncResultOperation<Input, Success, Failure: Error>: AsyncResultOperation<
   Success, Failure
 >, @unchecked Sendable
 {
   /// The failure to finish with when no dependency produced an input.
-  open var missingInputFailure: Failure? { nil }
+  var missingInputFailure: Failure? { nil }
 
-  public final override func main() {
+  final override func main() {
     let input = dependencies.lazy.compactMap {
       ($0 as? AsyncResultOperation<Input, Failure>)?.result
     }.first
@@ -76,44 +76,44 @@ open class ChainedAsyncResultOperation<Input, Success, Failure: Error>: AsyncRes
   }
 
   /// Starts the work with the dependency's value; call `finish(with:)` when it ends.
-  open func main(with input: Input) {}
+  func main(with input: Input) {}
 }
 
 /// The typed failures of the legacy question API.
-public enum LegacyAPIError: Error, Equatable, Sendable {
+enum LegacyAPIError: Error, Equatable, Sendable {
   case notFound
   case cancelled
   case missingInput
 }
 
 /// A question as the legacy layer knows it.
-public struct QuestionRecord: Equatable, Sendable {
-  public let id: Int
-  public let title: String
+struct QuestionRecord: Equatable, Sendable {
+  let id: Int
+  let title: String
 }
 
 /// A legacy callback-based store of questions; the tests answer its lookups.
-public protocol LegacyQuestionStore: Sendable {
+protocol LegacyQuestionStore: Sendable {
   /// Looks question `id` up.
   func question(id: Int, completion: @escaping @Sendable (QuestionRecord?) -> Void)
 }
 
 /// Loads one question: shape 2 in use.
-public final class LoadQuestionOperation: AsyncResultOperation<QuestionRecord, LegacyAPIError>,
+final class LoadQuestionOperation: AsyncResultOperation<QuestionRecord, LegacyAPIError>,
   @unchecked Sendable
 {
-  public let id: Int
+  let id: Int
   private let store: any LegacyQuestionStore
 
-  public init(id: Int, store: any LegacyQuestionStore) {
+  init(id: Int, store: any LegacyQuestionStore) {
     self.id = id
     self.store = store
     super.init()
   }
 
-  public override var cancellationFailure: LegacyAPIError? { .cancelled }
+  override var cancellationFailure: LegacyAPIError? { .cancelled }
 
-  public override func main() {
+  override func main() {
     store.question(id: id) { [weak self] record in
       self?.finish(with: record.map { .success($0) } ?? .failure(.notFound))
     }
@@ -121,13 +121,13 @@ public final class LoadQuestionOperation: AsyncResultOperation<QuestionRecord, L
 }
 
 /// Renders the question its dependency loaded: the chained variant in use.
-public final class RenderQuestionOperation: ChainedAsyncResultOperation<
+final class RenderQuestionOperation: ChainedAsyncResultOperation<
   QuestionRecord, String, LegacyAPIError
 >, @unchecked Sendable
 {
-  public override var missingInputFailure: LegacyAPIError? { .missingInput }
+  override var missingInputFailure: LegacyAPIError? { .missingInput }
 
-  public override func main(with input: QuestionRecord) {
+  override func main(with input: QuestionRecord) {
     finish(with: .success("#\(input.id): \(input.title)"))
   }
 }

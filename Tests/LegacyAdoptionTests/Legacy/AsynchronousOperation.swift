@@ -6,7 +6,7 @@ import Foundation
 // prove the bridge copes with them untouched.
 
 /// A concurrent operation base class: subclasses override `main()` and call `finish()`.
-open class AsynchronousOperation: Operation, @unchecked Sendable {
+class AsynchronousOperation: Operation, @unchecked Sendable {
   private enum State: String {
     case ready = "isReady"
     case executing = "isExecuting"
@@ -28,12 +28,12 @@ open class AsynchronousOperation: Operation, @unchecked Sendable {
     }
   }
 
-  open override var isAsynchronous: Bool { true }
-  open override var isReady: Bool { super.isReady && state == .ready }
-  open override var isExecuting: Bool { state == .executing }
-  open override var isFinished: Bool { state == .finished }
+  override var isAsynchronous: Bool { true }
+  override var isReady: Bool { super.isReady && state == .ready }
+  override var isExecuting: Bool { state == .executing }
+  override var isFinished: Bool { state == .finished }
 
-  open override func start() {
+  override func start() {
     if isCancelled {
       finish()
       return
@@ -43,32 +43,32 @@ open class AsynchronousOperation: Operation, @unchecked Sendable {
   }
 
   /// Marks the operation finished; later calls do nothing.
-  public func finish() {
+  func finish() {
     let alreadyFinished = stateLock.withLock { rawState == .finished }
     if !alreadyFinished { state = .finished }
   }
 
   /// The usual shortcut: a cancelled operation is finished at once, started or not. On
   /// swift-corelibs-foundation this hangs the queue the operation sits in when it is pending.
-  open override func cancel() {
+  override func cancel() {
     super.cancel()
     finish()
   }
 }
 
 /// An asynchronous operation that ends with a `Result` and calls a completion handler with it.
-open class ResultOperation<Success>: AsynchronousOperation, @unchecked Sendable {
+class ResultOperation<Success>: AsynchronousOperation, @unchecked Sendable {
   private let resultLock = NSLock()
   private var storedResult: Result<Success, any Error>?
 
   /// Called with the result just before the operation finishes.
-  public var completionHandler: ((Result<Success, any Error>) -> Void)?
+  var completionHandler: ((Result<Success, any Error>) -> Void)?
 
   /// The result, once the operation has finished.
-  public var result: Result<Success, any Error>? { resultLock.withLock { storedResult } }
+  var result: Result<Success, any Error>? { resultLock.withLock { storedResult } }
 
   /// Stores `result`, calls the completion handler, and finishes.
-  public func finish(with result: Result<Success, any Error>) {
+  func finish(with result: Result<Success, any Error>) {
     resultLock.withLock { storedResult = result }
     completionHandler?(result)
     finish()
@@ -76,23 +76,24 @@ open class ResultOperation<Success>: AsynchronousOperation, @unchecked Sendable 
 }
 
 /// A legacy callback-based service the operations call; the tests answer its requests.
-public protocol LegacyQuestionService: Sendable {
+protocol LegacyQuestionService: Sendable {
   /// Fetches the titles of the latest questions on `site`.
-  func fetchTitles(site: String, completion: @escaping @Sendable (Result<[String], any Error>) -> Void)
+  func fetchTitles(
+    site: String, completion: @escaping @Sendable (Result<[String], any Error>) -> Void)
 }
 
 /// Fetches question titles through a ``LegacyQuestionService``: shape 1 in use.
-public final class FetchTitlesOperation: ResultOperation<[String]>, @unchecked Sendable {
-  public let site: String
+final class FetchTitlesOperation: ResultOperation<[String]>, @unchecked Sendable {
+  let site: String
   private let service: any LegacyQuestionService
 
-  public init(site: String, service: any LegacyQuestionService) {
+  init(site: String, service: any LegacyQuestionService) {
     self.site = site
     self.service = service
     super.init()
   }
 
-  public override func main() {
+  override func main() {
     service.fetchTitles(site: site) { [weak self] result in
       self?.finish(with: result)
     }

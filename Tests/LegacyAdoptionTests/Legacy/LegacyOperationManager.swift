@@ -4,27 +4,27 @@ import Foundation
 // requests by scanning that queue for an operation with the same name.
 
 /// Loads avatars; one download per id at a time, found by scanning the queue.
-public final class LegacyAvatarManager: @unchecked Sendable {
+final class LegacyAvatarManager: @unchecked Sendable {
   /// The one instance the code base uses.
-  public static let shared = LegacyAvatarManager(download: { id in Data(id.utf8) })
+  static let shared = LegacyAvatarManager(download: { id in Data(id.utf8) })
 
   /// The queue every download runs on.
-  public let queue: OperationQueue
+  let queue: OperationQueue
   private let download: @Sendable (String) -> Data
   private let lock = NSLock()
   private var avatars: [String: Data] = [:]
 
-  public init(download: @escaping @Sendable (String) -> Data) {
+  init(download: @escaping @Sendable (String) -> Data) {
     self.download = download
     queue = OperationQueue()
     queue.maxConcurrentOperationCount = 4
   }
 
   /// The avatar loaded for `id`, if any.
-  public func avatar(for id: String) -> Data? { lock.withLock { avatars[id] } }
+  func avatar(for id: String) -> Data? { lock.withLock { avatars[id] } }
 
   /// An operation that downloads the avatar for `id` into the cache.
-  public func makeLoadOperation(id: String) -> BlockOperation {
+  func makeLoadOperation(id: String) -> BlockOperation {
     let operation = BlockOperation { [self] in
       let data = download(id)
       lock.withLock { avatars[id] = data }
@@ -35,7 +35,7 @@ public final class LegacyAvatarManager: @unchecked Sendable {
 
   /// Loads the avatar for `id` and calls `completion` with it, joining a download in progress.
   @discardableResult
-  public func loadAvatar(
+  func loadAvatar(
     id: String, completion: @escaping @Sendable (Data?) -> Void
   ) -> BlockOperation {
     if let running = queue.operations.first(where: {

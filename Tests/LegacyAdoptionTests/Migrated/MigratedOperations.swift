@@ -5,45 +5,45 @@ import OperationCore
 // which brings typed failures, timeouts and key-based coalescing. docs/MIGRATING.md shows them.
 
 /// Shape 1 moved over: the key is the site, so identical fetches share one request.
-public final class FetchTitles: ConcurrentOperation<[String], any Error>, @unchecked Sendable {
+final class FetchTitles: ConcurrentOperation<[String], any Error>, @unchecked Sendable {
   private let service: any LegacyQuestionService
   private let site: String
 
-  public init(site: String, service: any LegacyQuestionService) {
+  init(site: String, service: any LegacyQuestionService) {
     self.site = site
     self.service = service
     super.init(coalescingKey: site)
   }
 
-  public override func main() {
+  override func main() {
     service.fetchTitles(site: site) { [self] result in finish(with: result) }
   }
 }
 
 /// Shape 2's typed failure, now able to say "cancelled" and "timed out" too.
-public enum QuestionLoadError: OperationFailure, Equatable {
+enum QuestionLoadError: OperationFailure, Equatable {
   case notFound
   case cancelled
   case timedOut(OperationTimeoutError)
 
-  public init(cancellation: CancellationError) { self = .cancelled }
-  public init(timeout: OperationTimeoutError) { self = .timedOut(timeout) }
+  init(cancellation: CancellationError) { self = .cancelled }
+  init(timeout: OperationTimeoutError) { self = .timedOut(timeout) }
 }
 
 /// Shape 2 moved over, with a typed failure and a key.
-public final class LoadQuestion: ConcurrentOperation<QuestionRecord, QuestionLoadError>,
+final class LoadQuestion: ConcurrentOperation<QuestionRecord, QuestionLoadError>,
   @unchecked Sendable
 {
   private let store: any LegacyQuestionStore
   private let id: Int
 
-  public init(id: Int, store: any LegacyQuestionStore) {
+  init(id: Int, store: any LegacyQuestionStore) {
     self.id = id
     self.store = store
     super.init(coalescingKey: id)
   }
 
-  public override func main() {
+  override func main() {
     store.question(id: id) { [self] record in
       finish(with: record.map { .success($0) } ?? .failure(.notFound))
     }
@@ -51,26 +51,26 @@ public final class LoadQuestion: ConcurrentOperation<QuestionRecord, QuestionLoa
 }
 
 /// The chained variant moved over: upstream failure or cancellation propagates as such.
-public final class RenderQuestion: ChainedOperation<QuestionRecord, String, QuestionLoadError>,
+final class RenderQuestion: ChainedOperation<QuestionRecord, String, QuestionLoadError>,
   @unchecked Sendable
 {
-  public override func main(input: QuestionRecord) {
+  override func main(input: QuestionRecord) {
     finish(returning: "#\(input.id): \(input.title)")
   }
 }
 
 /// Shape 3 moved over: the avatar is the value, the id the key; no queue scanning.
-public final class LoadAvatar: ConcurrentOperation<Data, any Error>, @unchecked Sendable {
+final class LoadAvatar: ConcurrentOperation<Data, any Error>, @unchecked Sendable {
   private let download: @Sendable (String) -> Data
   private let id: String
 
-  public init(id: String, download: @escaping @Sendable (String) -> Data) {
+  init(id: String, download: @escaping @Sendable (String) -> Data) {
     self.id = id
     self.download = download
     super.init(coalescingKey: id)
   }
 
-  public override func main() {
+  override func main() {
     finish(returning: download(id))
   }
 }
