@@ -40,6 +40,7 @@ package final class ForeignOperationHost<Output: Sendable>: ConcurrentOperation<
     if foreign.qualityOfService != .default { qualityOfService = foreign.qualityOfService }
     // The foreign operation's dependencies gate the host, so it is ready when started.
     for dependency in foreign.dependencies { addDependency(dependency) }
+    ForeignStart.adopt(foreign, by: self)
     // The only moment a host cancelled before it started can hand that cancellation on.
     completionBlock = { [weak self] in self?.hostDidFinish() }
   }
@@ -74,7 +75,7 @@ package final class ForeignOperationHost<Output: Sendable>: ConcurrentOperation<
       finish(throwing: ForeignOperationError.notReady(operationName: foreign.displayName))
       return
     }
-    ForeignStart.start(foreign)
+    ForeignStart.start(foreign, by: self)
     // A synchronous operation has finished now; this also covers one that never announced it.
     if foreign.isFinished { settle(erased: readOutcome()) }
   }
@@ -94,13 +95,11 @@ package final class ForeignOperationHost<Output: Sendable>: ConcurrentOperation<
     }
   }
 
-  /// After the host finished: if that happened before the foreign operation started (the host
-  /// was cancelled while pending, or the foreign operation was not ready), the foreign
-  /// operation is cancelled and, as its queue would have done, started so that it finishes.
+  /// After the host finished: gives the foreign operation up; one it never started is
+  /// cancelled and started, so that it finishes (see ``ForeignStart/release(_:by:)``).
   private func hostDidFinish() {
-    guard runsForeign, !foreign.isFinished, !foreign.isExecuting else { return }
-    foreign.cancel()
-    ForeignStart.start(foreign)
+    guard runsForeign else { return }
+    ForeignStart.release(foreign, by: self)
   }
 }
 
