@@ -184,7 +184,8 @@ import Testing
       #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 2 })
       manager.isSuspended = false
       switch await result(of: second) {
-      case nil: Issue.record("the second request hung")
+      case nil:
+        Issue.record("the second request hung")
       case .success?: #expect(runs.withLock { $0 } == 1)
       case .failure(let error)?: #expect(error is CancellationError && runs.withLock { $0 } == 0)
       }

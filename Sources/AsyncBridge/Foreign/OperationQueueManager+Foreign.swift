@@ -13,7 +13,7 @@ extension OperationQueueManager {
   /// queue starts the stand-in, so width, priorities, suspension, dependencies (those set
   /// before this call) and ``cancelAllOperations()`` apply to it as to any operation here. Its
   /// `completionBlock` is left alone. Hand over an operation nobody else enqueued or started;
-  /// to wait for one that runs elsewhere, use ``waitUntilFinished(_:timeout:)-(Operation,_)``.
+  /// to wait for one that runs elsewhere, use `waitUntilFinished(_:timeout:)`.
   ///
   /// Cancelling the calling task resumes this call at once with `CancellationError`, even
   /// while the operation is pending in a suspended queue; the operation is cancelled only when
@@ -68,7 +68,7 @@ extension OperationQueueManager {
   /// ```
   ///
   /// Scheduling, cancellation and the deadline behave as in
-  /// ``perform(_:coalescingKey:priority:timeout:)-(Operation,_,_,_)``.
+  /// `perform(_:coalescingKey:priority:timeout:)`.
   ///
   /// - Parameters:
   ///   - operation: The work. One that has already finished returns its outcome at once.
@@ -127,7 +127,7 @@ extension OperationQueueManager {
   /// Waits, without blocking a thread, until `operation`, run elsewhere, has finished, and
   /// returns its ``ResultProducingOperation/outcome``.
   ///
-  /// As ``waitUntilFinished(_:timeout:)-(Operation,_)``: nothing is enqueued, and leaving
+  /// As `waitUntilFinished(_:timeout:)`: nothing is enqueued, and leaving
   /// never cancels the operation.
   ///
   /// - Parameters:

@@ -9,13 +9,29 @@ import Foundation
 /// operation until it finishes. Only the owner starts it (`Operation.start()` traps when called
 /// on an operation already starting), and only the owner, when it finishes without having
 /// started it, cancels and starts it so that it finishes as its queue would have made it. The
-/// others wait for its finish through their watch; one whose turn comes after the owner let go
-/// takes the operation over.
+/// others wait for its finish through their watch. Nobody takes over from an owner that let
+/// go: by then the operation has finished, or was cancelled and could not be started.
 enum ForeignStart {
   private struct Entry {
     var owner: ObjectIdentifier
-    /// A start is under way: nobody else may start the operation meanwhile.
-    var isStarting = false
+    var stage = Stage.idle
+  }
+
+  private enum Stage {
+    case idle
+    /// A start is under way: nobody else may start the operation meanwhile. `thenRelease`
+    /// once its owner finished during the start (a synchronous operation finishes inside it).
+    case starting(thenRelease: Bool)
+  }
+
+  /// What `release` found.
+  private enum Release {
+    /// Another host owns the operation, or nobody does: nothing to do.
+    case notOwner
+    /// The owner's own start is under way; it lets go when the start returns.
+    case deferred
+    /// The owner may settle the operation's fate, then let go.
+    case owned
   }
 
   /// Foreign operations held by a host, by identity.
@@ -38,52 +54,49 @@ enum ForeignStart {
     }
   }
 
-  /// Starts `operation` for `host` unless another host owns it, a start is under way, or it
-  /// is finished, executing or not ready. A host finding the operation let go takes it over.
+  /// Starts `operation` for `host` unless `host` does not own it (any more), a start is under
+  /// way, or it is finished, executing or not ready.
   static func start(_ operation: Operation, by host: AnyObject) {
-    guard claimStart(operation, by: host, takingOver: true) else { return }
-    defer { endStart(operation) }
-    guard !operation.isFinished, !operation.isExecuting, operation.isReady else { return }
-    operation.start()
+    let id = ObjectIdentifier(operation)
+    let claimed = entries.withLock { entries -> Bool in
+      guard let entry = entries[id], entry.owner == ObjectIdentifier(host), case .idle = entry.stage
+      else { return false }
+      entries[id]?.stage = .starting(thenRelease: false)
+      return true
+    }
+    guard claimed else { return }
+    if !operation.isFinished, !operation.isExecuting, operation.isReady { operation.start() }
+    entries.withLock { entries in
+      guard case .starting(let thenRelease)? = entries[id]?.stage else { return }
+      if thenRelease { entries[id] = nil } else { entries[id]?.stage = .idle }
+    }
   }
 
-  /// `host` finished. If it still owns `operation` it gives it up, and an operation it never
+  /// `host` finished. If it still owns `operation` it lets it go, and an operation it never
   /// started (the host was cancelled while pending, or the operation was not ready) is
   /// cancelled and, if it can be, started: a cancelled operation finishes once started.
   static func release(_ operation: Operation, by host: AnyObject) {
-    guard claimStart(operation, by: host, takingOver: false) else { return }
-    defer {
-      entries.withLock { entries in
-        let id = ObjectIdentifier(operation)
-        if entries[id]?.owner == ObjectIdentifier(host) { entries[id] = nil }
+    let id = ObjectIdentifier(operation)
+    let release = entries.withLock { entries -> Release in
+      guard let entry = entries[id], entry.owner == ObjectIdentifier(host) else {
+        return .notOwner
+      }
+      switch entry.stage {
+      case .starting:
+        entries[id]?.stage = .starting(thenRelease: true)
+        return .deferred
+      case .idle:
+        entries[id]?.stage = .starting(thenRelease: true)
+        return .owned
       }
     }
-    guard !operation.isFinished, !operation.isExecuting else {
-      endStart(operation)
-      return
+    guard case .owned = release else { return }
+    if !operation.isFinished, !operation.isExecuting {
+      operation.cancel()
+      if operation.isReady, !operation.isFinished, !operation.isExecuting { operation.start() }
     }
-    operation.cancel()
-    if operation.isReady, !operation.isFinished, !operation.isExecuting { operation.start() }
-    endStart(operation)
-  }
-
-  private static func claimStart(
-    _ operation: Operation, by host: AnyObject, takingOver: Bool
-  ) -> Bool {
     entries.withLock { entries in
-      let id = ObjectIdentifier(operation)
-      guard let entry = entries[id] else {
-        guard takingOver else { return false }
-        entries[id] = Entry(owner: ObjectIdentifier(host), isStarting: true)
-        return true
-      }
-      guard entry.owner == ObjectIdentifier(host), !entry.isStarting else { return false }
-      entries[id]?.isStarting = true
-      return true
+      if entries[id]?.owner == ObjectIdentifier(host) { entries[id] = nil }
     }
-  }
-
-  private static func endStart(_ operation: Operation) {
-    entries.withLock { $0[ObjectIdentifier(operation)]?.isStarting = false }
   }
 }

@@ -52,7 +52,7 @@ extension OperationQueueManager {
   /// Runs `operation` on this manager's queue, or joins the same work in flight, and calls
   /// `completion` once with its ``ResultProducingOperation/outcome``.
   ///
-  /// As ``enqueue(_:coalescingKey:priority:callbackQueue:completion:)-(_,_,_,_,(Result<Void,any Error>)->Void)``;
+  /// As the plain `enqueue(_:coalescingKey:priority:callbackQueue:completion:)`;
   /// an outcome of nil arrives as ``ForeignOperationError/noOutcome(operationName:)`` (or
   /// `CancellationError` if the operation was cancelled).
   ///
