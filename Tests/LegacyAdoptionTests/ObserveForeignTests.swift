@@ -36,11 +36,7 @@ import Testing
 
   @Test func theObserverLeavingNeverCancelsTheOperation() async {
     let manager = OperationQueueManager()
-    let queue = OperationQueue()
-    let service = ManualQuestionService()
-    let fetch = FetchTitlesOperation(site: "s", service: service)
-    queue.addOperation(fetch)
-    #expect(await service.firstRequest.wait())
+    let (fetch, service) = await fetchRunningElsewhere()
     let leaving = Task { try await manager.waitUntilFinished(fetch, timeout: .seconds(30)) }
     let staying = Task { try await manager.waitUntilFinished(fetch) }
     leaving.cancel()
@@ -62,14 +58,19 @@ import Testing
 
   @Test func anOperationCancelledByItsOwnerEndsTheWaitWithCancellation() async {
     let manager = OperationQueueManager()
-    let queue = OperationQueue()
-    let service = ManualQuestionService()
-    let fetch = FetchTitlesOperation(site: "s", service: service)
-    queue.addOperation(fetch)
-    #expect(await service.firstRequest.wait())
+    let (fetch, _) = await fetchRunningElsewhere()
     let task = Task { try await manager.waitUntilFinished(fetch) }
     // Not while it is pending: that would hang the owner's corelibs queue, whoever waits.
     fetch.cancel()
     #expect(await error(of: task) is CancellationError)
+  }
+
+  /// A legacy fetch that other code added to its own queue, once it has started.
+  private func fetchRunningElsewhere() async -> (FetchTitlesOperation, ManualQuestionService) {
+    let service = ManualQuestionService()
+    let fetch = FetchTitlesOperation(site: "s", service: service)
+    OperationQueue().addOperation(fetch)
+    #expect(await service.firstRequest.wait())
+    return (fetch, service)
   }
 }
