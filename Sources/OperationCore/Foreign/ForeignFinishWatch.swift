@@ -12,8 +12,8 @@ import Foundation
 ///   dependents' counts and re-reads them through the `toReady` case; `addDependency` does the
 ///   same when the dependency had already finished). The watch fires from its `isReady`
 ///   override there, without a queue: no allocation or thread hop beyond the watch itself.
-/// - On Darwin the watch sits in a private queue that is never suspended, and fires when it runs
-///   (or earlier, if the queue reads its `isReady` once it turned true).
+/// - On Darwin the watch sits in a private queue that is never suspended, and fires when that
+///   queue runs it, which it does once the dependency has finished (KVO tells it so).
 ///
 /// Until it fires the watch keeps itself alive: corelibs' dependency keeps only an unretained
 /// pointer to its dependents, so a watch released early would crash the finishing thread. One
@@ -48,12 +48,15 @@ final class ForeignFinishWatch: Operation, @unchecked Sendable {
     #endif
   }
 
-  /// Foundation re-reads this when the watched operation has finished: the moment to fire.
-  override var isReady: Bool {
-    let ready = super.isReady
-    if ready { fire() }
-    return ready
-  }
+  #if !canImport(Darwin)
+    /// corelibs re-reads this when the watched operation has finished: the moment to fire.
+    /// (Not on Darwin, whose queue may read readiness under its own locks.)
+    override var isReady: Bool {
+      let ready = super.isReady
+      if ready { fire() }
+      return ready
+    }
+  #endif
 
   override func main() {
     fire()
