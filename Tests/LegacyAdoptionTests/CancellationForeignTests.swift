@@ -109,7 +109,7 @@ import Testing
     let service = ManualQuestionService()
     let fetch = FetchTitlesOperation(site: "s", service: service)
     let handled = Locked<Result<[String], any Error>?>(nil)
-    let handlerCalled = Latch()
+    let handlerCalled = Gate()
     manager.enqueue(fetch) { result in
       handled.withLock { $0 = result }
       handlerCalled.open()
@@ -132,7 +132,7 @@ import Testing
     let runningTask = Task { try await manager.perform(running) }
     #expect(await service.firstRequest.wait())
     let pendingTask = Task { try await manager.perform(block) }
-    let handled = Latch()
+    let handled = Gate()
     manager.enqueue(LoadQuestionOperation(id: 1, store: FixedQuestionStore(questions: [:]))) {
       result in
       if case .failure(let error) = result, error is CancellationError { handled.open() }

@@ -13,7 +13,7 @@ import Testing
     let events = EventRecorder(manager)
     let service = ManualQuestionService()
     let delivered = Locked(0)
-    let allHandled = Latch()
+    let allHandled = Gate()
     let key = "questions/stackoverflow/1"
     var tasks: [Task<[String], any Error>] = []
     for index in 0..<1_000 {
@@ -45,7 +45,7 @@ import Testing
     let manager = OperationQueueManager()
     let service = ManualQuestionService()
     let fetch = FetchTitlesOperation(site: "s", service: service)
-    let handled = Latch()
+    let handled = Gate()
     let returned = manager.enqueue(fetch) { result in
       if (try? result.get()) == ["once"] { handled.open() }
     }
@@ -129,7 +129,7 @@ import Testing
     let task = Task { try await manager.perform(ping) }
     #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 1 })
     #expect(manager.inFlightOperation(for: ping.coalescingKey!) === ping)
-    let handled = Latch()
+    let handled = Gate()
     manager.enqueue(Ping()) { (_: Result<Void, any Error>) in handled.open() }
     #expect(manager.outstandingOperationCount == 1)
     manager.isSuspended = false

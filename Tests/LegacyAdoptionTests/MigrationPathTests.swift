@@ -13,7 +13,7 @@ import Testing
     let manager = OperationQueueManager()
     let service = ManualQuestionService()
     // Step 1: untouched. The legacy completion handler still runs; the caller awaits the end.
-    let handled = Latch()
+    let handled = Gate()
     let legacy = FetchTitlesOperation(site: "so", service: service)
     legacy.completionHandler = { _ in handled.open() }
     let step1 = Task { try await manager.perform(legacy as Operation) }

@@ -74,8 +74,8 @@ import Testing
     let manager = OperationQueueManager(maxConcurrentOperationCount: 1)
     let service = ManualQuestionService()
     let fetch = FetchTitlesOperation(site: "s", service: service)
-    let early = Latch()
-    let late = Latch()
+    let early = Gate()
+    let late = Gate()
     fetch.completionBlock = { early.open() }
     let task = Task { try await manager.perform(fetch) }
     #expect(await service.firstRequest.wait())

@@ -150,25 +150,25 @@ extension OperationQueueManager {
     priority: Operation.QueuePriority?, timeout: Duration?,
     outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
   ) async -> ErasedOutcome {
-    await AwaitedWaiter.outcome(timeout: timeout) { waiter in
+    await AwaitedWaiter.register(timeout: timeout) { waiter in
       let asked = priority ?? Operation.QueuePriority(Task.currentPriority)
       let own = operation.queuePriority
       let admission = admitForeign(
         operation, as: Output.self, key: key, waiter: waiter,
         priority: own.rawValue > asked.rawValue ? own : asked, outcome: read)
       return Self.place(of: admission, waiter: waiter)
-    }
+    }.outcome()
   }
 
   private func observedOutcome<Foreign: Operation, Output: Sendable>(
     of operation: Foreign, as output: Output.Type, timeout: Duration?,
     outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
   ) async -> ErasedOutcome {
-    await AwaitedWaiter.outcome(timeout: timeout) { waiter in
+    await AwaitedWaiter.register(timeout: timeout) { waiter in
       Self.place(
         of: ForeignOperationHost<Output>.observe(operation, waiter: waiter, outcome: read),
         waiter: waiter)
-    }
+    }.outcome()
   }
 
   /// Where the waiter sits, for `AwaitedWaiter`; a finished operation's outcome is handed to it

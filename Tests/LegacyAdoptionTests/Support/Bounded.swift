@@ -1,13 +1,6 @@
 import TestSupport
 import Testing
 
-/// The result of `task`, or nil if it did not complete within `timeout`.
-func result<Success: Sendable>(
-  of task: Task<Success, any Error>, within timeout: Duration = .seconds(10)
-) async -> Result<Success, any Error>? {
-  await completing(within: timeout) { await task.result }
-}
-
 /// The error `task` threw within `timeout`; records an issue when it returned or hung.
 func error<Success: Sendable>(
   of task: Task<Success, any Error>, within timeout: Duration = .seconds(10),

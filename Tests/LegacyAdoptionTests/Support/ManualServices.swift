@@ -1,12 +1,13 @@
 import Foundation
 import OperationCore
+import TestSupport
 
 /// A ``LegacyQuestionService`` whose requests the test answers by hand; it counts them, and
 /// opens `firstRequest` when the first arrives.
 final class ManualQuestionService: LegacyQuestionService {
   private let pending = Locked<[@Sendable (Result<[String], any Error>) -> Void]>([])
   private let count = Locked(0)
-  let firstRequest = Latch()
+  let firstRequest = Gate()
 
   /// How many requests arrived.
   var requestCount: Int { count.withLock { $0 } }
@@ -43,7 +44,7 @@ struct FixedQuestionStore: LegacyQuestionStore {
 final class BlockingWork: Sendable {
   private let gate = DispatchSemaphore(value: 0)
   private let runs = Locked(0)
-  let started = Latch()
+  let started = Gate()
 
   /// How many times the work ran.
   var runCount: Int { runs.withLock { $0 } }
