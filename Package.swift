@@ -40,6 +40,8 @@ let package = Package(
     .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
     .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "TestSupport"]),
     .testTarget(
+      name: "LegacyAdoptionTests", dependencies: ["AsyncBridge", "OperationCore", "TestSupport"]),
+    .testTarget(
       name: "BridgeDemoTests",
       dependencies: ["bridge-demo", "FixtureServer", "OperationCore", "TestSupport"]),
   ]

@@ -1,0 +1,19 @@
+/// Why a foreign operation (an `Operation` of your own, not a ``ConcurrentOperation``) could
+/// not deliver a value.
+public enum ForeignOperationError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The operation finished, was not cancelled, and its
+  /// ``ResultProducingOperation/outcome`` was nil.
+  case noOutcome(operationName: String)
+  /// The operation was not ready when its turn came (a dependency added after it was handed to
+  /// the manager, or an `isReady` override that stayed false), so it was not started:
+  /// starting an operation that is not ready traps inside Foundation.
+  case notReady(operationName: String)
+
+  /// A one-line description such as `LegacyFetch finished without an outcome`.
+  public var description: String {
+    switch self {
+    case .noOutcome(let name): "\(name) finished without an outcome"
+    case .notReady(let name): "\(name) was not ready to start when its turn came"
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// Which host stands in for a foreign operation, so that one operation is started at most once
+/// and only by the host that owns it.
+///
+/// Several hosts can hold the same operation: one whose callers all left before it started it,
+/// and a newer request for the same instance; two requests for one instance under different
+/// keys; a host built for a request that then joined work in flight. The first host owns the
+/// operation until it finishes. Only the owner starts it (`Operation.start()` traps when called
+/// on an operation already starting), and only the owner, when it finishes without having
+/// started it, cancels and starts it so that it finishes as its queue would have made it. The
+/// others wait for its finish through their watch. Nobody takes over from an owner that let
+/// go: by then the operation has finished, or was cancelled and could not be started.
+enum ForeignStart {
+  private struct Entry {
+    var owner: ObjectIdentifier
+    var stage = Stage.idle
+  }
+
+  private enum Stage {
+    case idle
+    /// A start is under way: nobody else may start the operation meanwhile. `thenRelease`
+    /// once its owner finished during the start (a synchronous operation finishes inside it).
+    case starting(thenRelease: Bool)
+  }
+
+  /// What `release` found.
+  private enum Release {
+    /// Another host owns the operation, or nobody does: nothing to do.
+    case notOwner
+    /// The owner's own start is under way; it lets go when the start returns.
+    case deferred
+    /// The owner may settle the operation's fate, then let go.
+    case owned
+  }
+
+  /// Foreign operations held by a host, by identity.
+  private static let entries = Locked([ObjectIdentifier: Entry]())
+
+  /// `host` stands in for `operation`: it owns it unless another host does.
+  static func adopt(_ operation: Operation, by host: AnyObject) {
+    entries.withLock { entries in
+      let id = ObjectIdentifier(operation)
+      if entries[id] == nil { entries[id] = Entry(owner: ObjectIdentifier(host)) }
+    }
+  }
+
+  /// `host` was dropped before it was enqueued (its request joined work in flight): it lets
+  /// `operation` go if it owned it.
+  static func abandon(_ operation: Operation, by host: AnyObject) {
+    entries.withLock { entries in
+      let id = ObjectIdentifier(operation)
+      if entries[id]?.owner == ObjectIdentifier(host) { entries[id] = nil }
+    }
+  }
+
+  /// Starts `operation` for `host` unless `host` does not own it (any more), a start is under
+  /// way, or it is finished, executing or not ready.
+  static func start(_ operation: Operation, by host: AnyObject) {
+    let id = ObjectIdentifier(operation)
+    let claimed = entries.withLock { entries -> Bool in
+      guard let entry = entries[id], entry.owner == ObjectIdentifier(host), case .idle = entry.stage
+      else { return false }
+      entries[id]?.stage = .starting(thenRelease: false)
+      return true
+    }
+    guard claimed else { return }
+    if !operation.isFinished, !operation.isExecuting, operation.isReady { operation.start() }
+    entries.withLock { entries in
+      guard case .starting(let thenRelease)? = entries[id]?.stage else { return }
+      if thenRelease { entries[id] = nil } else { entries[id]?.stage = .idle }
+    }
+  }
+
+  /// `host` finished. If it still owns `operation` it lets it go, and an operation it never
+  /// started (the host was cancelled while pending, or the operation was not ready) is
+  /// cancelled and, if it can be, started: a cancelled operation finishes once started.
+  static func release(_ operation: Operation, by host: AnyObject) {
+    let id = ObjectIdentifier(operation)
+    let release = entries.withLock { entries -> Release in
+      guard let entry = entries[id], entry.owner == ObjectIdentifier(host) else {
+        return .notOwner
+      }
+      switch entry.stage {
+      case .starting:
+        entries[id]?.stage = .starting(thenRelease: true)
+        return .deferred
+      case .idle:
+        entries[id]?.stage = .starting(thenRelease: true)
+        return .owned
+      }
+    }
+    guard case .owned = release else { return }
+    if !operation.isFinished, !operation.isExecuting {
+      operation.cancel()
+      if operation.isReady, !operation.isFinished, !operation.isExecuting { operation.start() }
+    }
+    entries.withLock { entries in
+      if entries[id]?.owner == ObjectIdentifier(host) { entries[id] = nil }
+    }
+  }
+}

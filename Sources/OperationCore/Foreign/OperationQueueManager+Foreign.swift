@@ -1,0 +1,170 @@
+import Foundation
+
+// Foreign work (an `Operation` of your own) is admitted through a host, a `ConcurrentOperation`
+// that stands in for it on the queue; see `ForeignOperationHost`. Admission then follows the
+// core's paths: join the host in flight under the same key, or claim a new host.
+
+extension OperationQueueManager {
+  /// Runs `operation` (any `Operation`) on this manager's queue, or joins the same work in
+  /// flight, and calls `completion` once when it has finished: success, or `CancellationError`
+  /// if it was cancelled.
+  ///
+  /// The operation is not added to the queue itself: a stand-in is, which starts it when the
+  /// queue starts the stand-in, so width, priorities, suspension, dependencies and
+  /// ``cancelAllOperations()`` apply to it as to any operation here. Its `completionBlock` is
+  /// left alone. Hand over an operation that nobody else enqueued or started; to wait for one
+  /// that runs elsewhere, use `waitUntilFinished(_:timeout:)` (AsyncBridge).
+  ///
+  /// - Parameters:
+  ///   - operation: The work. An operation that has already finished is not run again:
+  ///     `completion` gets its outcome at once.
+  ///   - coalescingKey: While work of the same operation class and key is pending or executing,
+  ///     this request joins it and `operation` is dropped (never started). Without a key, only
+  ///     a second request for the same instance joins.
+  ///   - priority: The queue priority; nil keeps the operation's own.
+  ///   - callbackQueue: Where to call `completion`; nil calls it on the finishing thread.
+  ///   - completion: Called exactly once.
+  /// - Returns: The operation doing the work: `operation`, or the one in flight it joined.
+  @discardableResult
+  @_disfavoredOverload
+  public func enqueue(
+    _ operation: some Operation,
+    coalescingKey: (any Hashable & Sendable)? = nil,
+    priority: Operation.QueuePriority? = nil,
+    callbackQueue: CallbackQueue? = nil,
+    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+  ) -> Operation {
+    // One that produces a result runs as such, so its failure counts and callers of both
+    // kinds share it.
+    if let producing = operation as? any ResultProducingOperation {
+      return enqueueDiscardingOutput(
+        producing, coalescingKey: coalescingKey, priority: priority,
+        callbackQueue: callbackQueue, completion: completion)
+    }
+    let waiter = OperationWaiter(interest: .untilSettled, callbackQueue: callbackQueue) {
+      outcome in completion(Result { try outcome.value(as: Void.self) })
+    }
+    return enqueueForeign(
+      operation, as: Void.self, key: coalescingKey, waiter: waiter, priority: priority,
+      outcome: ErasedOutcome.finished)
+  }
+
+  /// Runs `operation` on this manager's queue, or joins the same work in flight, and calls
+  /// `completion` once with its ``ResultProducingOperation/outcome``.
+  ///
+  /// As the plain `enqueue(_:coalescingKey:priority:callbackQueue:completion:)`;
+  /// an outcome of nil arrives as ``ForeignOperationError/noOutcome(operationName:)`` (or
+  /// `CancellationError` if the operation was cancelled).
+  ///
+  /// - Parameters:
+  ///   - operation: The work.
+  ///   - coalescingKey: Joins work of the same class and key in flight; nil joins only the same
+  ///     instance.
+  ///   - priority: The queue priority; nil keeps the operation's own.
+  ///   - callbackQueue: Where to call `completion`; nil calls it on the finishing thread.
+  ///   - completion: Called exactly once.
+  /// - Returns: The operation doing the work: `operation`, or the one in flight it joined.
+  @discardableResult
+  @_disfavoredOverload
+  public func enqueue<Foreign: ResultProducingOperation>(
+    _ operation: Foreign,
+    coalescingKey: (any Hashable & Sendable)? = nil,
+    priority: Operation.QueuePriority? = nil,
+    callbackQueue: CallbackQueue? = nil,
+    completion: @escaping @Sendable (Result<Foreign.Output, any Error>) -> Void
+  ) -> Operation {
+    let waiter = OperationWaiter(interest: .untilSettled, callbackQueue: callbackQueue) {
+      outcome in completion(Result { try outcome.value(as: Foreign.Output.self) })
+    }
+    return enqueueForeign(
+      operation, as: Foreign.Output.self, key: coalescingKey, waiter: waiter, priority: priority,
+      outcome: ErasedOutcome.produced(by:))
+  }
+
+  private func enqueueDiscardingOutput<Foreign: ResultProducingOperation>(
+    _ operation: Foreign, coalescingKey: (any Hashable & Sendable)?,
+    priority: Operation.QueuePriority?, callbackQueue: CallbackQueue?,
+    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+  ) -> Operation {
+    enqueue(
+      operation, coalescingKey: coalescingKey, priority: priority, callbackQueue: callbackQueue
+    ) { (result: Result<Foreign.Output, any Error>) in completion(result.map { _ in }) }
+  }
+
+  private func enqueueForeign<Foreign: Operation, Output: Sendable>(
+    _ operation: Foreign, as output: Output.Type, key: (any Hashable & Sendable)?,
+    waiter: OperationWaiter, priority: Operation.QueuePriority?,
+    outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
+  ) -> Operation {
+    switch admitForeign(
+      operation, as: Output.self, key: key, waiter: waiter, priority: priority, outcome: read)
+    {
+    case .finished(let outcome):
+      waiter.resume(with: outcome)
+      return operation
+    case .waiting(let host, _):
+      return (host as? ForeignOperationHost<Output>)?.foreign ?? operation
+    }
+  }
+
+  /// Admits a request for foreign work: delivers at once if `operation` has finished, joins the
+  /// host in flight under the same key (the operation's class and `key`, or the instance),
+  /// or claims a new host that runs `operation`; registers `waiter` atomically with that.
+  package func admitForeign<Foreign: Operation, Output: Sendable>(
+    _ operation: Foreign, as output: Output.Type, key: (any Hashable & Sendable)?,
+    waiter: OperationWaiter?, priority: Operation.QueuePriority?,
+    outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
+  ) -> ForeignAdmission<Output> {
+    if operation.isFinished { return .finished(read(operation)) }
+    guard let key else {
+      return admitForeign(
+        operation, as: output, base: ForeignInstanceKey(operation: operation), waiter: waiter,
+        priority: priority, outcome: read)
+    }
+    return admitForeign(
+      operation, as: output, key: key, waiter: waiter, priority: priority, outcome: read)
+  }
+
+  /// Opens the caller's key, so the rest runs with its type known.
+  private func admitForeign<Foreign: Operation, Output: Sendable, Key: Hashable & Sendable>(
+    _ operation: Foreign, as output: Output.Type, key: Key, waiter: OperationWaiter?,
+    priority: Operation.QueuePriority?, outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
+  ) -> ForeignAdmission<Output> {
+    admitForeign(
+      operation, as: output, base: ForeignKey(operation: operation, base: key), waiter: waiter,
+      priority: priority, outcome: read)
+  }
+
+  private func admitForeign<Foreign: Operation, Output: Sendable, Base: Hashable & Sendable>(
+    _ operation: Foreign, as output: Output.Type, base: Base, waiter: OperationWaiter?,
+    priority: Operation.QueuePriority?, outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
+  ) -> ForeignAdmission<Output> {
+    let coalescingKey = CoalescingKey(for: ForeignOperationHost<Output>.self, base: base)
+    if let joined = join(
+      coalescingKey, as: ConcurrentOperation<Output, any Error>.self, waiter: waiter,
+      priority: priority)
+    {
+      return dropped(operation, joining: joined)
+    }
+    let host = ForeignOperationHost<Output>(running: operation, key: base) { read(operation) }
+    let admission = admit(host, waiter: waiter, priority: priority)
+    guard admission.operation === host else {
+      ForeignStart.abandon(operation, by: host)
+      return dropped(operation, joining: admission)
+    }
+    host.watchForeign()
+    return .waiting(host, waiterID: admission.waiterID)
+  }
+
+  /// `operation` joined work in flight and never runs: like a dropped ``ConcurrentOperation``,
+  /// it is detached from its dependencies, whose unretained pointers to it would crash
+  /// corelibs once it is released.
+  private func dropped<Foreign: Operation, Output: Sendable>(
+    _ operation: Foreign, joining joined: Admission<Output, any Error>
+  ) -> ForeignAdmission<Output> {
+    if (joined.operation as? ForeignOperationHost<Output>)?.foreign !== operation {
+      for dependency in operation.dependencies { operation.removeDependency(dependency) }
+    }
+    return .waiting(joined.operation, waiterID: joined.waiterID)
+  }
+}

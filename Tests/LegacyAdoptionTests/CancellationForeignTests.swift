@@ -1,0 +1,212 @@
+import AsyncBridge
+import Foundation
+import OperationCore
+import TestSupport
+import Testing
+
+/// Cancelling callers of legacy operations: per-waiter, the legacy `cancel()` that finishes a
+/// pending operation, cancel-all, and operations that never check `isCancelled`.
+@Suite struct CancellationForeignTests {
+  @Test func anAlreadyCancelledTaskEnqueuesNothing() async {
+    let manager = OperationQueueManager()
+    let service = ManualQuestionService()
+    let task = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return try await manager.perform(FetchTitlesOperation(site: "s", service: service))
+    }
+    #expect(await error(of: task) is CancellationError)
+    #expect(manager.isIdle)
+    #expect(service.requestCount == 0)
+  }
+
+  @Test func cancellingTheOnlyWaiterOfAPendingOperationResumesAtOnceInASuspendedQueue() async {
+    let manager = OperationQueueManager()
+    manager.isSuspended = true
+    let fetch = FetchTitlesOperation(site: "s", service: ManualQuestionService())
+    let task = Task { try await manager.perform(fetch) }
+    #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 1 })
+    task.cancel()
+    #expect(await error(of: task) is CancellationError)
+    // The stand-in finishes once its queue starts it; then the legacy operation is cancelled
+    // (its `cancel()` finishes it at once, outside any queue).
+    manager.isSuspended = false
+    #expect(await becomesIdle(manager, within: .seconds(10)))
+    #expect(await eventually(within: .seconds(10)) { fetch.isCancelled && fetch.isFinished })
+  }
+
+  /// A legacy `cancel()` that reports a pending operation finished hangs corelibs' queue when
+  /// the operation sits in it (docs/RELIABILITY.md). Here the operation never sits in a queue:
+  /// its stand-in does. Hundreds of rounds, each cancelling pending legacy work behind a busy
+  /// width-1 queue, leave the queue working.
+  @Test func legacyCancelFinishingPendingWorkNeverHangsTheQueue() async {
+    let manager = OperationQueueManager(maxConcurrentOperationCount: 1)
+    for round in 0..<300 {
+      let blocker = FetchTitlesOperation(site: "blocker", service: ManualQuestionService())
+      let blocking = Task { try await manager.perform(blocker) }
+      let pending = (0..<3).map { index in
+        FetchTitlesOperation(site: "\(round)-\(index)", service: ManualQuestionService())
+      }
+      let waiters = pending.map { fetch in Task { try await manager.perform(fetch) } }
+      // Half the rounds cancel the legacy operations themselves (their `cancel()` finishes
+      // them while pending), half cancel the awaiting tasks.
+      if round.isMultiple(of: 2) {
+        #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 4 })
+        for fetch in pending { fetch.cancel() }
+      } else {
+        for waiter in waiters { waiter.cancel() }
+      }
+      for waiter in waiters {
+        guard await error(of: waiter) is CancellationError else { return }
+      }
+      blocking.cancel()
+      guard await error(of: blocking) is CancellationError else { return }
+    }
+    let last = Task { try await manager.perform(BlockOperation {}) }
+    #expect(await result(of: last) != nil)
+    #expect(await becomesIdle(manager, within: .seconds(10)))
+  }
+
+  @Test func oneOfTwoWaitersLeavingKeepsTheWorkForTheOther() async {
+    let manager = OperationQueueManager()
+    let events = EventRecorder(manager)
+    let service = ManualQuestionService()
+    let first = Task {
+      try await manager.perform(
+        FetchTitlesOperation(site: "s", service: service), coalescingKey: "s")
+    }
+    #expect(await service.firstRequest.wait())
+    let second = Task {
+      try await manager.perform(
+        FetchTitlesOperation(site: "s", service: service), coalescingKey: "s")
+    }
+    #expect(await events.wait { $0.kind.isJoined })
+    first.cancel()
+    #expect(await error(of: first) is CancellationError)
+    service.answer(.success(["shared"]))
+    #expect(await value(of: second) == ["shared"])
+    #expect(service.requestCount == 1)
+  }
+
+  @Test func theOperationIsCancelledWhenItsLastWaiterLeaves() async {
+    let manager = OperationQueueManager()
+    let events = EventRecorder(manager)
+    let service = ManualQuestionService()
+    let fetch = FetchTitlesOperation(site: "s", service: service)
+    let tasks = (0..<2).map { _ in Task { try await manager.perform(fetch) } }
+    #expect(await service.firstRequest.wait())
+    #expect(await events.wait { $0.kind.isJoined })
+    tasks[0].cancel()
+    #expect(await error(of: tasks[0]) is CancellationError)
+    #expect(!fetch.isCancelled)
+    tasks[1].cancel()
+    #expect(await error(of: tasks[1]) is CancellationError)
+    #expect(await eventually(within: .seconds(10)) { fetch.isCancelled })
+    #expect(await becomesIdle(manager, within: .seconds(10)))
+  }
+
+  @Test func aCompletionHandlerKeepsTheWorkWhenTheAwaitingTaskLeaves() async {
+    let manager = OperationQueueManager()
+    let service = ManualQuestionService()
+    let fetch = FetchTitlesOperation(site: "s", service: service)
+    let handled = Locked<Result<[String], any Error>?>(nil)
+    let handlerCalled = Gate()
+    manager.enqueue(fetch) { result in
+      handled.withLock { $0 = result }
+      handlerCalled.open()
+    }
+    let task = Task { try await manager.perform(fetch) }
+    #expect(await service.firstRequest.wait())
+    task.cancel()
+    #expect(await error(of: task) is CancellationError)
+    service.answer(.success(["kept"]))
+    #expect(await handlerCalled.wait())
+    #expect((try? handled.withLock { $0 }?.get()) == ["kept"])
+    #expect(!fetch.isCancelled)
+  }
+
+  @Test func cancelAllCancelsPendingAndExecutingForeignWork() async {
+    let manager = OperationQueueManager(maxConcurrentOperationCount: 1)
+    let service = ManualQuestionService()
+    let running = FetchTitlesOperation(site: "a", service: service)
+    let block = BlockOperation {}
+    let runningTask = Task { try await manager.perform(running) }
+    #expect(await service.firstRequest.wait())
+    let pendingTask = Task { try await manager.perform(block) }
+    let handled = Gate()
+    manager.enqueue(LoadQuestionOperation(id: 1, store: FixedQuestionStore(questions: [:]))) {
+      result in
+      if case .failure(let error) = result, error is CancellationError { handled.open() }
+    }
+    #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 3 })
+    manager.cancelAllOperations()
+    #expect(await error(of: runningTask) is CancellationError)
+    #expect(await error(of: pendingTask) is CancellationError)
+    #expect(await handled.wait())
+    #expect(await eventually(within: .seconds(10)) { running.isCancelled && block.isCancelled })
+    #expect(await becomesIdle(manager, within: .seconds(10)))
+  }
+
+  /// A `BlockOperation` whose work never checks `isCancelled`: its waiter leaves at once, the
+  /// work runs to its end, and it keeps its queue slot until then, as in a plain queue.
+  @Test func workThatIgnoresCancellationKeepsItsSlotButNotItsWaiter() async {
+    let manager = OperationQueueManager(maxConcurrentOperationCount: 1)
+    let work = BlockingWork()
+    let stubborn = BlockOperation { work.run() }
+    let task = Task { try await manager.perform(stubborn) }
+    #expect(await work.started.wait())
+    task.cancel()
+    #expect(await error(of: task) is CancellationError)
+    let next = BlockOperation {}
+    let nextTask = Task { try await manager.perform(next) }
+    #expect(await eventually(within: .seconds(10)) { stubborn.isCancelled })
+    #expect(!next.isExecuting && !next.isFinished)
+    work.release()
+    _ = await value(of: nextTask)
+    #expect(work.runCount == 1)
+    #expect(await becomesIdle(manager, within: .seconds(10)))
+  }
+
+  /// The same instance handed over again after its first caller left: the new request does
+  /// not join the cancelled stand-in but starts fresh work with the instance, which the first
+  /// stand-in cancels on its way out: either way it runs at most once and is never started by
+  /// both (a second `start()` of a `BlockOperation` traps).
+  @Test func anInstanceHandedOverAgainAfterItsCancellationIsStartedOnce() async {
+    let manager = OperationQueueManager()
+    for _ in 0..<200 {
+      manager.isSuspended = true
+      let runs = Locked(0)
+      let operation = BlockOperation { runs.withLock { $0 += 1 } }
+      let first = Task { try await manager.perform(operation) }
+      #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 1 })
+      first.cancel()
+      guard await error(of: first) is CancellationError else { return }
+      let second = Task { try await manager.perform(operation) }
+      #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 2 })
+      manager.isSuspended = false
+      switch await result(of: second) {
+      case nil:
+        Issue.record("the second request hung")
+      case .success?: #expect(runs.withLock { $0 } == 1)
+      case .failure(let error)?: #expect(error is CancellationError && runs.withLock { $0 } == 0)
+      }
+      guard await becomesIdle(manager, within: .seconds(10)) else { return }
+    }
+  }
+
+  @Test func cancelledWorkIsNeverJoined() async {
+    let manager = OperationQueueManager()
+    let service = ManualQuestionService()
+    let first = FetchTitlesOperation(site: "s", service: service)
+    let leaving = Task { try await manager.perform(first, coalescingKey: "s") }
+    #expect(await service.firstRequest.wait())
+    leaving.cancel()
+    #expect(await error(of: leaving) is CancellationError)
+    let fresh = Task {
+      try await manager.perform(
+        FetchTitlesOperation(site: "s", service: service), coalescingKey: "s")
+    }
+    #expect(await eventually(within: .seconds(10)) { service.requestCount == 2 })
+    service.answer(.success(["fresh"]))
+    #expect(await value(of: fresh) == ["fresh"])
+  }
+}

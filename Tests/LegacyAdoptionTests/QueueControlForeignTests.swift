@@ -1,0 +1,126 @@
+import AsyncBridge
+import Foundation
+import OperationCore
+import TestSupport
+import Testing
+
+/// Queue control over legacy operations: width, suspension, priorities, dependencies, and the
+/// chained legacy variant; events of foreign work.
+@Suite struct QueueControlForeignTests {
+  @Test func aWidthOfOneRunsLegacyOperationsOneAtATime() async {
+    let manager = OperationQueueManager(maxConcurrentOperationCount: 1)
+    let running = Locked((now: 0, most: 0))
+    let operations = (0..<20).map { _ in
+      BlockOperation {
+        running.withLock {
+          $0.now += 1; $0.most = max($0.most, $0.now)
+        }
+        Thread.sleep(forTimeInterval: 0.001)
+        running.withLock { $0.now -= 1 }
+      }
+    }
+    let tasks = operations.map { operation in Task { try await manager.perform(operation) } }
+    for task in tasks { _ = await value(of: task) }
+    #expect(running.withLock { $0.most } == 1)
+  }
+
+  @Test func aSuspendedManagerDoesNotStartLegacyWork() async {
+    let manager = OperationQueueManager()
+    manager.isSuspended = true
+    let service = ManualQuestionService()
+    let task = Task {
+      try await manager.perform(FetchTitlesOperation(site: "s", service: service))
+    }
+    #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 1 })
+    #expect(service.requestCount == 0)
+    manager.isSuspended = false
+    #expect(await service.firstRequest.wait())
+    service.answer(.success([]))
+    #expect(await value(of: task) == [])
+  }
+
+  @Test func theChainedLegacyVariantRunsAfterItsDependency() async {
+    let manager = OperationQueueManager()
+    let store = FixedQuestionStore(questions: [5: QuestionRecord(id: 5, title: "Five")])
+    let load = LoadQuestionOperation(id: 5, store: store)
+    let render = RenderQuestionOperation()
+    render.addDependency(load)
+    let rendering = Task { try await manager.perform(render) }
+    let loading = Task { try await manager.perform(load) }
+    #expect(await value(of: rendering) == "#5: Five")
+    #expect(await value(of: loading) == QuestionRecord(id: 5, title: "Five"))
+  }
+
+  @Test func aTypedLegacyFailureReachesTheCaller() async {
+    let manager = OperationQueueManager()
+    let load = LoadQuestionOperation(id: 1, store: FixedQuestionStore(questions: [:]))
+    let render = RenderQuestionOperation()
+    render.addDependency(load)
+    manager.enqueue(load) { _ in }
+    let task = Task { try await manager.perform(render) }
+    #expect(await error(of: task) as? LegacyAPIError == .notFound)
+  }
+
+  @Test func aDependencyAddedTooLateIsATypedErrorNotATrap() async {
+    let manager = OperationQueueManager()
+    manager.isSuspended = true
+    let late = BlockOperation {}
+    let operation = BlockOperation {}
+    let task = Task { try await manager.perform(operation) }
+    #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 1 })
+    operation.addDependency(late)
+    manager.isSuspended = false
+    let thrown = await error(of: task)
+    #expect(thrown as? ForeignOperationError == .notReady(operationName: "BlockOperation"))
+    late.start()
+    #expect(await becomesIdle(manager, within: .seconds(10)))
+  }
+
+  @Test func theCallersPriorityIsTheQueuePriority() async {
+    let manager = OperationQueueManager(maxConcurrentOperationCount: 1)
+    let service = ManualQuestionService()
+    let order = Locked<[String]>([])
+    let blocker = Task {
+      try await manager.perform(FetchTitlesOperation(site: "b", service: service))
+    }
+    #expect(await service.firstRequest.wait())
+    let low = Task {
+      try await manager.perform(
+        BlockOperation { order.withLock { $0.append("low") } }, priority: .veryLow)
+    }
+    #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 2 })
+    let high = Task {
+      try await manager.perform(
+        BlockOperation { order.withLock { $0.append("high") } }, priority: .veryHigh)
+    }
+    #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 3 })
+    service.answer(.success([]))
+    _ = await value(of: blocker)
+    _ = await value(of: high)
+    _ = await value(of: low)
+    #expect(order.withLock { $0 } == ["high", "low"])
+  }
+
+  /// Foreign work publishes the events of its stand-in, in the core's grammar:
+  /// `enqueued (joined)* started (joined)* <one terminal>`, named after the legacy operation.
+  @Test func foreignWorkPublishesItsLifecycleInOrder() async {
+    let manager = OperationQueueManager()
+    let events = EventRecorder(manager)
+    let service = ManualQuestionService()
+    let first = Task {
+      try await manager.perform(FetchTitlesOperation(site: "s", service: service), coalescingKey: 1)
+    }
+    #expect(await service.firstRequest.wait())
+    let second = Task {
+      try await manager.perform(FetchTitlesOperation(site: "s", service: service), coalescingKey: 1)
+    }
+    #expect(await events.wait { $0.kind.isJoined })
+    service.answer(.success(["e"]))
+    _ = await value(of: first)
+    _ = await value(of: second)
+    #expect(await events.wait(for: 4) { _ in true })
+    let kinds = events.recorded.map(\.kind.shortName)
+    #expect(kinds == ["enqueued", "started", "joined", "finished(success)"], "\(kinds)")
+    #expect(events.recorded.allSatisfy { $0.operationName == "FetchTitlesOperation" })
+  }
+}

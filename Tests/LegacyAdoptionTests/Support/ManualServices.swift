@@ -1,0 +1,63 @@
+import Foundation
+import OperationCore
+import TestSupport
+
+/// A ``LegacyQuestionService`` whose requests the test answers by hand; it counts them, and
+/// opens `firstRequest` when the first arrives.
+final class ManualQuestionService: LegacyQuestionService {
+  private let pending = Locked<[@Sendable (Result<[String], any Error>) -> Void]>([])
+  private let count = Locked(0)
+  let firstRequest = Gate()
+
+  /// How many requests arrived.
+  var requestCount: Int { count.withLock { $0 } }
+
+  func fetchTitles(
+    site: String, completion: @escaping @Sendable (Result<[String], any Error>) -> Void
+  ) {
+    pending.withLock { $0.append(completion) }
+    count.withLock { $0 += 1 }
+    firstRequest.open()
+  }
+
+  /// Answers every pending request with `result`.
+  func answer(_ result: Result<[String], any Error>) {
+    let completions = pending.withLock { pending in
+      defer { pending = [] }
+      return pending
+    }
+    for completion in completions { completion(result) }
+  }
+}
+
+/// A ``LegacyQuestionStore`` that answers from a dictionary, at once.
+struct FixedQuestionStore: LegacyQuestionStore {
+  let questions: [Int: QuestionRecord]
+
+  func question(id: Int, completion: @escaping @Sendable (QuestionRecord?) -> Void) {
+    completion(questions[id])
+  }
+}
+
+/// Runs `body` on a new thread-pool thread after blocking it until `gate` opens (bounded),
+/// counting executions: the work of a `BlockOperation` that never checks `isCancelled`.
+final class BlockingWork: Sendable {
+  private let gate = DispatchSemaphore(value: 0)
+  private let runs = Locked(0)
+  let started = Gate()
+
+  /// How many times the work ran.
+  var runCount: Int { runs.withLock { $0 } }
+
+  /// Lets the work (every run of it) go on.
+  func release() {
+    for _ in 0..<8 { gate.signal() }
+  }
+
+  /// The block: counts the run, announces it, then waits for `release()` (at most 10 s).
+  func run() {
+    runs.withLock { $0 += 1 }
+    started.open()
+    _ = gate.wait(timeout: .now() + 10)
+  }
+}
