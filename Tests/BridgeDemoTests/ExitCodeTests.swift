@@ -142,11 +142,13 @@ import Testing
     let output = try await BridgeDemoProcess.run([])
 
     #expect(output.status == 0, "\(output.stderr)")
-    for section in ["== 1. Fetch", "== 2. Coalesce", "== 3. Pages", "== 4. Cancel", "Tour done"] {
+    let sections = ["== 1. Fetch", "== 2. Coalesce", "== 3. Pages", "== 4. Adopt", "== 5. Cancel"]
+    for section in sections + ["Tour done"] {
       #expect(output.stdout.contains(section))
     }
+    #expect(output.stdout.contains("a legacy Operation subclass, awaited as it is: 3 titles"))
     let pages = output.stdout.split(separator: "\n").map(String.init)
-      .drop { !$0.hasPrefix("== 3. Pages") }.prefix { !$0.hasPrefix("== 4. Cancel") }
+      .drop { !$0.hasPrefix("== 3. Pages") }.prefix { !$0.hasPrefix("== 4. Adopt") }
     let headings = pages.filter { $0.hasPrefix("  page ") }
     #expect(headings.count == 3, "\(output.stdout)")
     #expect(headings.first?.hasPrefix("  page 1: 3 questions (more available; quota ") == true)

@@ -11,14 +11,14 @@ extension OperationQueueManager {
   ///
   /// The operation is not added to the queue itself: a stand-in is, which starts it when the
   /// queue starts the stand-in, so width, priorities, suspension, dependencies (those set
-  /// before this call) and ``cancelAllOperations()`` apply to it as to any operation here. Its
+  /// before this call) and `cancelAllOperations()` apply to it as to any operation here. Its
   /// `completionBlock` is left alone. Hand over an operation nobody else enqueued or started;
   /// to wait for one that runs elsewhere, use `waitUntilFinished(_:timeout:)`.
   ///
   /// Cancelling the calling task resumes this call at once with `CancellationError`, even
   /// while the operation is pending in a suspended queue; the operation is cancelled only when
   /// no other caller (awaiting task or completion handler) still waits for it. A `timeout`
-  /// works the same way, with ``OperationTimeoutError`` (scope `.caller`). A task that is
+  /// works the same way, with `OperationTimeoutError` (scope `.caller`). A task that is
   /// already cancelled gets `CancellationError` without enqueueing anything.
   ///
   /// - Parameters:
@@ -31,8 +31,8 @@ extension OperationQueueManager {
   ///     and the operation's own.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
   /// - Throws: `CancellationError` if the operation (or the task) was cancelled,
-  ///   ``OperationTimeoutError`` when the deadline passed, or
-  ///   ``ForeignOperationError/notReady(operationName:)``.
+  ///   `OperationTimeoutError` when the deadline passed, or
+  ///   `ForeignOperationError/notReady(operationName:)`.
   @_disfavoredOverload
   public func perform(
     _ operation: some Operation,
@@ -61,7 +61,7 @@ extension OperationQueueManager {
   }
 
   /// Runs `operation` on this manager's queue, or joins the same work in flight, and returns
-  /// its ``ResultProducingOperation/outcome``.
+  /// its `ResultProducingOperation/outcome`.
   ///
   /// ```swift
   /// let page = try await manager.perform(legacyFetch, coalescingKey: "questions/stackoverflow/1")
@@ -78,8 +78,8 @@ extension OperationQueueManager {
   ///     and the operation's own.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
   /// - Returns: The operation's value.
-  /// - Throws: The operation's failure; `CancellationError`; ``OperationTimeoutError``; or
-  ///   ``ForeignOperationError`` when it finished without an outcome or was not ready.
+  /// - Throws: The operation's failure; `CancellationError`; `OperationTimeoutError`; or
+  ///   `ForeignOperationError` when it finished without an outcome or was not ready.
   @discardableResult
   @_disfavoredOverload
   public func perform<Foreign: ResultProducingOperation>(
@@ -105,7 +105,7 @@ extension OperationQueueManager {
   ///   - operation: The operation to wait for. One that has already finished returns at once.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
   /// - Throws: `CancellationError` if the operation (or the task) was cancelled, or
-  ///   ``OperationTimeoutError`` when the deadline passed.
+  ///   `OperationTimeoutError` when the deadline passed.
   public func waitUntilFinished(
     _ operation: some Operation, timeout: Duration? = nil
   ) async throws {
@@ -125,7 +125,7 @@ extension OperationQueueManager {
   }
 
   /// Waits, without blocking a thread, until `operation`, run elsewhere, has finished, and
-  /// returns its ``ResultProducingOperation/outcome``.
+  /// returns its `ResultProducingOperation/outcome`.
   ///
   /// As `waitUntilFinished(_:timeout:)`: nothing is enqueued, and leaving
   /// never cancels the operation.
@@ -134,8 +134,8 @@ extension OperationQueueManager {
   ///   - operation: The operation to wait for.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
   /// - Returns: The operation's value.
-  /// - Throws: The operation's failure; `CancellationError`; ``OperationTimeoutError``; or
-  ///   ``ForeignOperationError/noOutcome(operationName:)``.
+  /// - Throws: The operation's failure; `CancellationError`; `OperationTimeoutError`; or
+  ///   `ForeignOperationError/noOutcome(operationName:)`.
   @discardableResult
   public func waitUntilFinished<Foreign: ResultProducingOperation>(
     _ operation: Foreign, timeout: Duration? = nil

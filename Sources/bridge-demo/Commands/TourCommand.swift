@@ -1,7 +1,8 @@
+import AsyncBridge
 import StackExchange
 
-/// `bridge-demo` without arguments: fetch, coalesce, page and cancel against the embedded
-/// server.
+/// `bridge-demo` without arguments: fetch, coalesce, page, adopt and cancel against the
+/// embedded server.
 enum TourCommand {
   /// Runs the tour.
   static func run() async -> ExitCode {
@@ -34,7 +35,22 @@ enum TourCommand {
       return .failure
     }
 
-    section("4. Cancel: cancelling the calling task lets go of everything below it")
+    section("4. Adopt: await an Operation you already have, untouched")
+    do {
+      // It fetches through the data manager, so it needs a second slot beside its own: the
+      // demo's manager is four wide.
+      let legacy = LegacyTitlesOperation(questions: environment.questions, query: query)
+      let titles = try await environment.manager.perform(
+        legacy, coalescingKey: "tour/legacy-titles")
+      Console.out(
+        "a legacy Operation subclass, awaited as it is: \(titles.count) titles, first: "
+          + (titles.first ?? "-"))
+    } catch {
+      Console.error(error)
+      return .failure
+    }
+
+    section("5. Cancel: cancelling the calling task lets go of everything below it")
     let cancel = await CancelCommand.demonstrate(after: nil, in: environment)
     cancel.lines.forEach(Console.out)
 
