@@ -32,7 +32,7 @@ import Testing
     let harness = try DataManagerHarness(fixture: StackExchangeFixture(latency: .seconds(10)))
 
     let caller = Task { try await harness.dataManager.questions(stackOverflow) }
-    #expect(await harness.server.waitForRequests(1, timeout: .seconds(5)))
+    #expect(await harness.server.waitForRequests(1, timeout: .seconds(30)))
     caller.cancel()
     let error = failure(of: await completing { await caller.result })
 

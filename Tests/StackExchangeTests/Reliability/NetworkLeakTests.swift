@@ -14,8 +14,9 @@ import Testing
 
 /// The session of these tests, so that its list of tasks holds only theirs. Never invalidated
 /// (invalidating sessions has known teardown crashes in corelibs 6.3.1); tests find their
-/// task by URL.
-private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(10))
+/// task by URL. Its idle timeout outlasts the held responses (30 s): the cases end by the
+/// operation's own timeout or cancellation, never the session's.
+private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(60))
 
 /// A networking operation holds its data task while the request runs, and the task's
 /// completion handler holds the operation: a cycle that must end with the request, however it
@@ -65,7 +66,9 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(10)
       case .completion:
         _ = release?.wait(timeout: .now() + 5)
       case .cancellation, .timeout:
-        response.latency = .seconds(10)
+        // Longer than the operation's timeout, which is longer than finding its data task
+        // takes even while the TSan suite's stress tests hold both cores.
+        response.latency = .seconds(30)
       case .failure:
         _ = release?.wait(timeout: .now() + 5)
         response.fault = .resetMidBody
@@ -82,16 +85,16 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(10)
     let operation = NetworkingOperation<QuestionsPage>(
       request: URLRequest(url: url), session: leakSession)
     // Long enough for the test to find the data task first, even on a loaded machine.
-    if ending == .timeout { operation.timeout = .seconds(5) }
+    if ending == .timeout { operation.timeout = .seconds(12) }
     let delivered = Locked<Result<QuestionsPage, any Error>?>(nil)
     manager.enqueue(operation) { result in delivered.withLock { $0 = result } }
 
-    let found = await Self.dataTask(of: operation, within: .seconds(5))
+    let found = await Self.dataTask(of: operation, within: .seconds(10))
     release.signal()
     let dataTask = try #require(found)
-    #expect(await server.waitForRequests(1, timeout: .seconds(5)))
+    #expect(await server.waitForRequests(1, timeout: .seconds(30)))
     if ending == .cancellation { operation.cancel() }
-    #expect(await eventually(within: .seconds(15)) { delivered.withLock { $0 } != nil })
+    #expect(await eventually(within: .seconds(30)) { delivered.withLock { $0 } != nil })
     #expect(await becomesIdle(manager))
     #expect(operation.isFinished)
     let result = delivered.withLock { $0 }
@@ -134,7 +137,7 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(10)
     let dataManager = harness.dataManager
     let caller = Task { try await dataManager.questions(stackOverflow) }
     if ending == .cancellation {
-      #expect(await harness.server.waitForRequests(1, timeout: .seconds(5)))
+      #expect(await harness.server.waitForRequests(1, timeout: .seconds(30)))
       caller.cancel()
     }
     let result = await completing { await caller.result }
