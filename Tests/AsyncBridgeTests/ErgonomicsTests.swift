@@ -71,7 +71,7 @@ import Testing
         }
       }
     }
-    #expect(await operation.started.wait(timeout: .seconds(5)))
+    #expect(await operation.started.wait(timeout: .seconds(30)))
     operation.fail(.broken(3))
     #expect(await value(of: task, within: .seconds(5)) == .broken(3))
   }

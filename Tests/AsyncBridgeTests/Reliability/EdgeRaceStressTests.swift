@@ -19,7 +19,7 @@ import Testing
   func cancelAllRacingAdmissionCancelsEveryAdmittedOperation() async throws {
     let seed = StressSettings.seed()
     let rounds = 1_000
-    let stop = ContinuousClock.now + .seconds(8)
+    let stop = ContinuousClock.now + StressBudget.scaled(.seconds(8))
     var roundsRun = 0
     for round in 0..<rounds where ContinuousClock.now < stop {
       roundsRun += 1
@@ -89,7 +89,8 @@ import Testing
   func joinRacingFinishKeepsEachOperationsEventsInLifecycleOrder() async throws {
     let seed = StressSettings.seed()
     let result = await Self.race(
-      seed: seed, rounds: 3_000, budget: .milliseconds(2_500), name: "edge.joinVsFinish",
+      seed: seed, rounds: 3_000, budget: StressBudget.scaled(.milliseconds(2_500)),
+      name: "edge.joinVsFinish",
       prepare: { manager, invariants, round in
         let working = ManualOperation(key: round, ending: .whenReleased)
         invariants.track(working)
@@ -121,7 +122,8 @@ import Testing
       return invariants.enqueue(request, on: manager) === request
     }
     let result = await Self.race(
-      seed: seed, rounds: 3_000, budget: .milliseconds(2_500), name: "edge.firstEnqueues",
+      seed: seed, rounds: 3_000, budget: StressBudget.scaled(.milliseconds(2_500)),
+      name: "edge.firstEnqueues",
       prepare: { _, _, _ in nil },
       first: { manager, invariants, working, round in
         _ = enqueue(manager, invariants, working, round)

@@ -123,7 +123,7 @@ final class StressLedger: Sendable {
     let threads = 4
     let actionsPerThread = 1_500
     let keys = 12
-    let deadline = ContinuousClock.now + .seconds(4)
+    let deadline = ContinuousClock.now + StressBudget.scaled(.seconds(4))
 
     let manager = OperationQueueManager(name: "stress", maxConcurrentOperationCount: 4)
     let ledger = StressLedger(manager)
@@ -187,7 +187,7 @@ final class StressLedger: Sendable {
     let invariants = EventInvariants(manager)
     manager.isSuspended = true
     let maximumRounds = 10_000
-    let deadline = ContinuousClock.now + .milliseconds(800)
+    let deadline = ContinuousClock.now + StressBudget.scaled(.milliseconds(800))
     let barrier = SpinBarrier(parties: 2)
     // The leader's operation for the round, or nil when the time is up.
     let current = Locked<ManualOperation?>(nil)

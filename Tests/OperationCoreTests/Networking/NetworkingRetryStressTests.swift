@@ -33,7 +33,7 @@ import Testing
     let manager = OperationQueueManager(name: "networking-retry-stress")
     let events = RetryEventRecorder(manager)
     var generator = SeededGenerator(seed: UInt64.random(in: 1...UInt64.max))
-    let budget = ContinuousClock.now + .seconds(4)
+    let budget = ContinuousClock.now + StressBudget.scaled(.seconds(4))
     var handlers: [Locked<[Result<RetryPayload, any Error>]>] = []
     var round = 0
 

@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import TestSupport
 
 /// How much the reliability stress runs, from the environment:
 ///
@@ -27,12 +28,13 @@ struct StressSettings {
       let repeats = environment["RELIABILITY_REPEAT"].flatMap(Int.init) ?? 1
       return StressSettings(
         seed: seed, rounds: Array(repeating: round, count: max(1, repeats)),
-        minimumRounds: max(1, repeats), budget: .seconds(budget), hangGuard: .seconds(20))
+        minimumRounds: max(1, repeats), budget: StressBudget.scaled(.seconds(budget)),
+        hangGuard: .seconds(20))
     }
     let count = environment["RELIABILITY_ROUNDS"].flatMap(Int.init) ?? 2_000
     return StressSettings(
       seed: seed, rounds: Array(0..<max(1, count)), minimumRounds: min(25, max(1, count)),
-      budget: .seconds(budget), hangGuard: .seconds(20))
+      budget: StressBudget.scaled(.seconds(budget)), hangGuard: .seconds(20))
   }
 
   /// The seed of a run: from `alias` (an older variable that still works) or
