@@ -27,7 +27,7 @@ import Testing
 
     let output = try await BridgeDemoProcess.run(
       ["cancel", "--base-url", server.baseURL.absoluteString, "--after", "60000"],
-      timeout: .seconds(20))
+      timeout: .seconds(40))
 
     #expect(output.status == 1)
     #expect(output.stdout.contains("caller: failed before the cancellation"))
@@ -35,6 +35,6 @@ import Testing
       output.errorLines == [
         "error: the server closed the connection without a response (URLError -1011)"
       ])
-    #expect(output.elapsed < .seconds(10), "the command waited out --after")
+    #expect(output.elapsed < .seconds(30), "the command waited out --after")
   }
 }

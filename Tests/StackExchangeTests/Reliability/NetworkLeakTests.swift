@@ -64,13 +64,14 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(60)
       var response = StackExchangeFixture().respond(to: request)
       switch ending {
       case .completion:
-        _ = release?.wait(timeout: .now() + 5)
+        // Held until the test has found the data task (it releases it then).
+        _ = release?.wait(timeout: .now() + 30)
       case .cancellation, .timeout:
         // Longer than the operation's timeout, which is longer than finding its data task
         // takes even while the TSan suite's stress tests hold both cores.
         response.latency = .seconds(30)
       case .failure:
-        _ = release?.wait(timeout: .now() + 5)
+        _ = release?.wait(timeout: .now() + 30)
         response.fault = .resetMidBody
       }
       return response
@@ -89,7 +90,7 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(60)
     let delivered = Locked<Result<QuestionsPage, any Error>?>(nil)
     manager.enqueue(operation) { result in delivered.withLock { $0 = result } }
 
-    let found = await Self.dataTask(of: operation, within: .seconds(10))
+    let found = await Self.dataTask(of: operation, within: .seconds(11))
     release.signal()
     let dataTask = try #require(found)
     #expect(await server.waitForRequests(1, timeout: .seconds(30)))
