@@ -43,7 +43,10 @@ enum Usage {
       .list(
         "COMMANDS",
         [
-          ("tour", "Fetch, coalesce, page and cancel against the embedded server (the default)"),
+          (
+            "tour",
+            "Fetch, coalesce, page, adopt and cancel against the embedded server (the default)"
+          ),
           ("questions", "Print the latest questions of a site, one page or several"),
           ("coalesce", "Many concurrent callers ask for one page: count the HTTP requests"),
           ("cancel", "Cancel a fetch mid-request and show what happens to it"),
@@ -69,8 +72,9 @@ enum Usage {
   private static let tour = HelpPage(
     overview: """
       The offline tour: fetch a page, let concurrent callers share one request, follow \
-      has_more through three pages with a backoff, cancel a request mid-flight; all over HTTP \
-      against an embedded fixture server on 127.0.0.1.
+      has_more through three pages with a backoff, await a legacy Operation subclass as it \
+      is, cancel a request mid-flight; all over HTTP against an embedded fixture server on \
+      127.0.0.1.
       """,
     usage: ["[tour]"],
     blocks: [.list("OPTIONS", [helpOption])])
