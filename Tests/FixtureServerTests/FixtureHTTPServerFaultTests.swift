@@ -44,6 +44,18 @@ private let session = makeTestSession()
     #expect(result.data == nil)
   }
 
+  @Test func closeDelimitedBodyArrivesWholeWithoutAContentLength() async throws {
+    let server = try FixtureHTTPServer { _ in
+      FixtureResponse(body: Self.body, fault: .closeDelimited)
+    }
+    let result = await session.fetch(server.url("/fault"), timeout: 10)
+
+    #expect(result.error == nil)
+    #expect(result.status == 200)
+    #expect(result.response?.value(forHTTPHeaderField: "Content-Length") == nil)
+    #expect(result.data == Self.body)
+  }
+
   @Test func truncatedGzipLooksLikeSuccessWithPartialData() async throws {
     let result = try await fetch(fault: .truncatedGzip)
 

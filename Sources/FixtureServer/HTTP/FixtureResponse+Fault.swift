@@ -18,5 +18,8 @@ extension FixtureResponse {
     case corruptGzip
     /// The request is read, then the connection closes without a response.
     case closeWithoutResponse
+    /// The whole body with no `Content-Length`: it ends when the connection closes (a body an
+    /// HTTP/1.1 client cannot size before it has arrived).
+    case closeDelimited
   }
 }

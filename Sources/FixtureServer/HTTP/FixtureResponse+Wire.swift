@@ -21,7 +21,7 @@ extension FixtureResponse {
       encoding = .gzip
       // 0xFF starts a final block of the reserved type 3, which every inflater rejects.
       payload = Gzip.header + Data([0xFF]) + Data(repeating: 0xA5, count: max(body.count, 16))
-    case .none, .resetMidBody, .slowDrip, .shortBody:
+    case .none, .resetMidBody, .slowDrip, .shortBody, .closeDelimited:
       payload = encoding == .gzip ? Gzip.compress(body) : body
     }
     var declaredLength = payload.count
@@ -37,12 +37,13 @@ extension FixtureResponse {
       payload = sent
     case .slowDrip(let interval):
       dripInterval = interval
-    case .none, .truncatedGzip, .corruptGzip, .closeWithoutResponse:
+    case .none, .truncatedGzip, .corruptGzip, .closeWithoutResponse, .closeDelimited:
       break
     }
     let hasBody = !((100..<200).contains(status) || status == 204 || status == 304)
+    let announcesLength = hasBody && fault != .closeDelimited
     let head = renderHead(
-      contentLength: hasBody ? declaredLength : nil, gzip: hasBody && encoding == .gzip)
+      contentLength: announcesLength ? declaredLength : nil, gzip: hasBody && encoding == .gzip)
     return WireResponse(
       head: head, body: hasBody && method != "HEAD" ? payload : Data(),
       dripInterval: dripInterval, ending: ending)

@@ -137,9 +137,12 @@ import Testing
   }
 
   @Test func unannouncedBodyOverTheLimitIsRejectedOnArrival() async throws {
-    let url = try serveOnceWithoutContentLength(Data(repeating: 0x20, count: 2_000))
+    let server = try FixtureHTTPServer { _ in
+      FixtureResponse(body: Data(repeating: 0x20, count: 2_000), fault: .closeDelimited)
+    }
     let operation = NetworkingOperation<NetworkingPayload>(
-      request: URLRequest(url: url), session: NetworkingFixtures.session, maxResponseBytes: 1_000)
+      request: URLRequest(url: server.url("/close-delimited")), session: NetworkingFixtures.session,
+      maxResponseBytes: 1_000)
     let error = try #require(await networkingResult(of: operation, on: manager).networkingError)
     guard case .responseTooLarge(byteCount: 2_000, limit: 1_000) = error else {
       Issue.record("expected responseTooLarge, got \(error)")
