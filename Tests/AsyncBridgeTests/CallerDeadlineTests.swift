@@ -22,14 +22,14 @@ import Testing
     let hurried = Task {
       try await manager.perform(ManualOperation(key: 1), timeout: Self.deadline)
     }
-    let outcome = try #require(await result(of: hurried, within: .seconds(5)))
+    let outcome = try #require(await result(of: hurried, within: .seconds(30)))
     let error = try #require(outcome.failure as? OperationTimeoutError, "got \(outcome)")
     #expect(error.scope == .caller)
     #expect(error.timeout == Self.deadline)
     #expect(!working.isCancelled, "the shared operation was cancelled by one caller's deadline")
     manager.isSuspended = false
-    await expectValue(7, from: patient, within: .seconds(5))
-    #expect(await becomesIdle(manager, within: .seconds(5)))
+    await expectValue(7, from: patient, within: .seconds(30))
+    #expect(await becomesIdle(manager, within: .seconds(30)))
   }
 
   @Test func theLastWaitersDeadlineCancelsTheOperation() async throws {
@@ -37,11 +37,11 @@ import Testing
     manager.isSuspended = true
     let operation = ManualOperation(key: 2)
     let task = Task { try await manager.perform(operation, timeout: Self.deadline) }
-    let outcome = try #require(await result(of: task, within: .seconds(5)))
+    let outcome = try #require(await result(of: task, within: .seconds(30)))
     #expect((outcome.failure as? OperationTimeoutError)?.scope == .caller)
     #expect(operation.isCancelled)
     manager.isSuspended = false
-    #expect(await becomesIdle(manager, within: .seconds(5)))
+    #expect(await becomesIdle(manager, within: .seconds(30)))
     #expect(operation.mainCallCount == 0)
   }
 
@@ -50,13 +50,13 @@ import Testing
     let operation = ManualOperation(key: 3)
     let handler = Recorder<Result<Int, any Error>>()
     manager.enqueue(operation) { handler.record($0) }
-    #expect(await operation.started.wait(timeout: .seconds(5)))
+    #expect(await operation.started.wait(timeout: .seconds(30)))
     let task = Task { try await operation.value(timeout: Self.deadline) }
-    let outcome = try #require(await result(of: task, within: .seconds(5)))
+    let outcome = try #require(await result(of: task, within: .seconds(30)))
     #expect((outcome.failure as? OperationTimeoutError)?.scope == .caller)
     #expect(!operation.isCancelled)
     operation.release(3)
-    #expect(await handler.wait(forCount: 1, timeout: .seconds(5)))
+    #expect(await handler.wait(forCount: 1, timeout: .seconds(30)))
     #expect(try handler.values.first?.get() == 3)
   }
 
@@ -72,7 +72,7 @@ import Testing
         return error
       }
     }
-    #expect(await value(of: task, within: .seconds(5)) == .timedOut(Self.deadline))
+    #expect(await value(of: task, within: .seconds(30)) == .timedOut(Self.deadline))
     manager.isSuspended = false
   }
 
@@ -92,12 +92,12 @@ import Testing
         return 1
       }
     }
-    let outcome = try #require(await result(of: task, within: .seconds(5)))
+    let outcome = try #require(await result(of: task, within: .seconds(30)))
     #expect((outcome.failure as? OperationTimeoutError)?.scope == .caller)
-    #expect(await entered.wait(timeout: .seconds(5)))
+    #expect(await entered.wait(timeout: .seconds(30)))
     #expect(
-      await stopped.wait(timeout: .seconds(5)), "the closure's task was not cancelled")
-    #expect(await becomesIdle(manager, within: .seconds(5)))
+      await stopped.wait(timeout: .seconds(30)), "the closure's task was not cancelled")
+    #expect(await becomesIdle(manager, within: .seconds(30)))
   }
 
   @Test func aValueBeforeTheDeadlineStandsAndTheDeadlineDoesNothingLater() async throws {
@@ -122,7 +122,7 @@ import Testing
     let first = Task { try await manager.perform(operation) }
     let second = Task { try await manager.perform(ManualOperation(key: 6)) }
     for task in [first, second] {
-      let outcome = try #require(await result(of: task, within: .seconds(5)))
+      let outcome = try #require(await result(of: task, within: .seconds(30)))
       #expect((outcome.failure as? OperationTimeoutError)?.scope == .operation)
     }
     #expect(operation.isCancelled)
@@ -152,14 +152,14 @@ import Testing
     }
     let threadsMeanwhile = Self.threadCount()
     #expect(await timedOut.wait(untilAtLeast: callers, timeout: .seconds(30)))
-    for task in tasks { _ = await result(of: task, within: .seconds(5)) }
+    for task in tasks { _ = await result(of: task, within: .seconds(30)) }
     #expect(
       threadsMeanwhile - threadsBefore < 32,
       "threads grew from \(threadsBefore) to \(threadsMeanwhile) with \(callers) deadlines")
     #expect(!operation.isCancelled, "the anchor caller still waits")
     anchor.cancel()
     manager.isSuspended = false
-    #expect(await becomesIdle(manager, within: .seconds(5)))
+    #expect(await becomesIdle(manager, within: .seconds(30)))
   }
 
   /// The process's thread count, from /proc (Linux); 0 elsewhere.

@@ -12,7 +12,7 @@ import Testing
     let operation = TestOperation<TestFailure>(key: 1, ending: .returning(4))
     let received = Recorder<Result<Int, TestFailure>>()
     manager.enqueue(operation) { result in received.record(result) }
-    #expect(await received.wait(forCount: 1, timeout: .seconds(5)))
+    #expect(await received.wait(forCount: 1, timeout: .seconds(30)))
     #expect(try received.values.first?.get() == 4)
     // A closure that does not pin the type down: the typed overload is picked, not ambiguity.
     let handled = Gate()
@@ -20,7 +20,7 @@ import Testing
       print("typed handler got \(result)")
       handled.open()
     }
-    #expect(await handled.wait(timeout: .seconds(5)))
+    #expect(await handled.wait(timeout: .seconds(30)))
   }
 
   @Test func anAnnotatedHandlerStillGetsTheUntypedResult() async throws {
@@ -28,7 +28,7 @@ import Testing
     let operation = TestOperation<TestFailure>(key: 2, ending: .returning(5))
     let received = Recorder<Result<Int, any Error>>()
     manager.enqueue(operation) { (result: Result<Int, any Error>) in received.record(result) }
-    #expect(await received.wait(forCount: 1, timeout: .seconds(5)))
+    #expect(await received.wait(forCount: 1, timeout: .seconds(30)))
     #expect(try received.values.first?.get() == 5)
   }
 
@@ -55,7 +55,7 @@ import Testing
     #expect(manager.inFlightOperation(ManualOperation.self, key: 9) == nil)
     operation.cancel()
     manager.isSuspended = false
-    #expect(await becomesIdle(manager, within: .seconds(5)))
+    #expect(await becomesIdle(manager, within: .seconds(30)))
   }
 
   @Test func aTypedCatchInsideATaskKeepsTheFailureType() async throws {
@@ -73,6 +73,6 @@ import Testing
     }
     #expect(await operation.started.wait(timeout: .seconds(30)))
     operation.fail(.broken(3))
-    #expect(await value(of: task, within: .seconds(5)) == .broken(3))
+    #expect(await value(of: task, within: .seconds(30)) == .broken(3))
   }
 }

@@ -92,7 +92,7 @@ import Testing
     // The queue cannot make progress here, so resuming at all proves the cancellation path
     // resumed the task by itself; the bound only turns a hang into a failure.
     task.cancel()
-    await expectCancellation(of: task, within: .seconds(5))
+    await expectCancellation(of: task, within: .seconds(30))
     #expect(manager.isSuspended)
     #expect(operation.isCancelled)
     #expect(operation.mainCalls.value == 0)
@@ -121,7 +121,7 @@ import Testing
     // The queue cannot make progress here, so resuming at all proves the cancellation path
     // resumed the task by itself; the bound only turns a hang into a failure.
     task.cancel()
-    await expectCancellation(of: task, within: .seconds(5))
+    await expectCancellation(of: task, within: .seconds(30))
     #expect(operation.isCancelled)
     #expect(operation.mainCalls.value == 0)
     #expect(!blocker.isCancelled)

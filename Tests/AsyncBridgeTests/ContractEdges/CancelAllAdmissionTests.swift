@@ -34,10 +34,10 @@ import Testing
       manager.enqueue(operation) { handler.record($0) }
       enqueueReturned.open()
     }
-    #expect(await enqueueReturned.wait(timeout: .seconds(5)), "enqueue did not return")
-    #expect(await swept.wait(timeout: .seconds(5)))
+    #expect(await enqueueReturned.wait(timeout: .seconds(30)), "enqueue did not return")
+    #expect(await swept.wait(timeout: .seconds(30)))
     #expect(
-      await handler.wait(forCount: 1, timeout: .seconds(5)),
+      await handler.wait(forCount: 1, timeout: .seconds(30)),
       "the operation reported enqueued before cancelAllOperations() was not cancelled")
     #expect(handler.values.first.map(EventInvariants.completion(of:)) == .cancelled)
     for result in handler.values { invariants.received(result, from: operation) }

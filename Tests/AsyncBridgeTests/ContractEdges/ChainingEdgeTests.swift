@@ -22,7 +22,7 @@ import Testing
     let upstream = ManualOperation(ending: .returning(5))
     let downstream = Describe(upstream: upstream)
     let task = Task { try await manager.perform(downstream) }
-    switch await result(of: task, within: .seconds(5)) {
+    switch await result(of: task, within: .seconds(30)) {
     case nil:
       Issue.record("perform(downstream) still waits for an upstream nobody enqueued")
       task.cancel()
@@ -32,7 +32,7 @@ import Testing
     case .failure(let error)?:
       #expect(!(error is CancellationError), "reported as \(error)")
     }
-    #expect(await becomesIdle(manager, within: .seconds(5)))
+    #expect(await becomesIdle(manager, within: .seconds(30)))
   }
 
   @Test func downstreamOfAnUpstreamCancelledBeforeItStartedIsCancelled() async throws {
@@ -71,7 +71,7 @@ import Testing
       return (WeakReference(manager), iterating)
     }()
     #expect(await eventually { manager.isReleased })
-    let seen = await value(of: iterating, within: .seconds(5))
+    let seen = await value(of: iterating, within: .seconds(30))
     #expect(seen != nil, "iteration did not end after the manager was released")
     #expect(seen.map { $0 >= 3 } ?? true, "events before the release were lost: \(seen ?? 0)")
     iterating.cancel()

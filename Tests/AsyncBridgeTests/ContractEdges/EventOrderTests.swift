@@ -24,12 +24,12 @@ import Testing
       manager.enqueue(ManualOperation(key: 1)) { _ in handlers.increment() }
       joinReturned.open()
     }
-    #expect(await tap.holding.wait(timeout: .seconds(5)))
+    #expect(await tap.holding.wait(timeout: .seconds(30)))
     // The request has joined; the work finishes from another thread meanwhile.
     Thread.detachNewThread { working.release(1) }
-    #expect(await joinReturned.wait(timeout: .seconds(5)))
-    #expect(await handlers.wait(untilAtLeast: 2, timeout: .seconds(5)))
-    #expect(await becomesIdle(manager, within: .seconds(5)))
+    #expect(await joinReturned.wait(timeout: .seconds(30)))
+    #expect(await handlers.wait(untilAtLeast: 2, timeout: .seconds(30)))
+    #expect(await becomesIdle(manager, within: .seconds(30)))
     let kinds = tap.seen.values
     #expect(EventInvariants.lifecycleProblem(kinds) == nil, "\(kinds)")
   }
@@ -45,18 +45,18 @@ import Testing
       manager.enqueue(first) { _ in handlers.increment() }
       firstReturned.open()
     }
-    #expect(await tap.holding.wait(timeout: .seconds(5)))
+    #expect(await tap.holding.wait(timeout: .seconds(30)))
     // The first request is admitted; an identical one arrives from another thread meanwhile.
     let secondReturned = Gate()
     Thread.detachNewThread {
       manager.enqueue(ManualOperation(key: 1, ending: .returning(2))) { _ in handlers.increment() }
       secondReturned.open()
     }
-    #expect(await firstReturned.wait(timeout: .seconds(5)))
-    #expect(await secondReturned.wait(timeout: .seconds(5)))
+    #expect(await firstReturned.wait(timeout: .seconds(30)))
+    #expect(await secondReturned.wait(timeout: .seconds(30)))
     manager.isSuspended = false
-    #expect(await handlers.wait(untilAtLeast: 2, timeout: .seconds(5)))
-    #expect(await becomesIdle(manager, within: .seconds(5)))
+    #expect(await handlers.wait(untilAtLeast: 2, timeout: .seconds(30)))
+    #expect(await becomesIdle(manager, within: .seconds(30)))
     let kinds = tap.seen.values
     #expect(EventInvariants.lifecycleProblem(kinds) == nil, "\(kinds)")
   }

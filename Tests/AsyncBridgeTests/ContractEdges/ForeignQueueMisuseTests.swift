@@ -18,12 +18,12 @@ import Testing
       let foreign = OperationQueue()
       let operation = ManualOperation(ending: .whenReleased)
       foreign.addOperation(operation)
-      guard await operation.started.wait(timeout: .seconds(5)) else { exit(4) }
+      guard await operation.started.wait(timeout: .seconds(30)) else { exit(4) }
       let manager = OperationQueueManager(name: "edges.foreign.started")
       let handler = Recorder<Result<Int, any Error>>()
       manager.enqueue(operation) { handler.record($0) }
       operation.release(5)
-      let called = await handler.wait(forCount: 1, timeout: .seconds(5))
+      let called = await handler.wait(forCount: 1, timeout: .seconds(30))
       let value = try? handler.values.first?.get()
       withExtendedLifetime(foreign) { exit(called && value == 5 ? 0 : 3) }
     }
@@ -34,10 +34,10 @@ import Testing
       let foreign = OperationQueue()
       let operation = ManualOperation(ending: .returning(6))
       foreign.addOperation(operation)
-      guard await eventually(within: .seconds(5), { operation.isFinished }) else { exit(4) }
+      guard await eventually(within: .seconds(30), { operation.isFinished }) else { exit(4) }
       let manager = OperationQueueManager(name: "edges.foreign.finished")
       let outcome = await result(
-        of: Task { try await manager.perform(operation) }, within: .seconds(5))
+        of: Task { try await manager.perform(operation) }, within: .seconds(30))
       let value = if case .success(let value)? = outcome { value } else { -1 }
       withExtendedLifetime(foreign) { exit(value == 6 ? 0 : 3) }
     }

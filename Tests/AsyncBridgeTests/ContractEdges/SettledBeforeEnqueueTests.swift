@@ -39,7 +39,7 @@ import Testing
       case .handler:
         let handler = Recorder<Result<Int, any Error>>()
         manager.enqueue(operation) { handler.record($0) }
-        #expect(await handler.wait(forCount: 1, timeout: .seconds(5)), "\(waiting)")
+        #expect(await handler.wait(forCount: 1, timeout: .seconds(30)), "\(waiting)")
         received = handler.values.first
       case .perform:
         received = await result(of: Task { try await manager.perform(operation) })

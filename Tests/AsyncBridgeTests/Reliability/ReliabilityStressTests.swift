@@ -246,7 +246,7 @@ import Testing
   static func run(seed: UInt64, round: Int, hangGuard: Duration) async -> RoundReport {
     let (report, survivors) = await runAndVerify(seed: seed, round: round, hangGuard: hangGuard)
     var problems = report.problems
-    let released = await eventually(within: .seconds(5)) {
+    let released = await eventually(within: .seconds(30)) {
       survivors.manager.isReleased && survivors.operations.allSatisfy(\.isReleased)
     }
     if !released {
@@ -285,7 +285,7 @@ import Testing
         problems.append("hang: the event stream did not deliver the flush marker")
       }
       // Idle again once the marker has left: its event comes before it is counted out.
-      let idle = await completing(within: .seconds(5)) {
+      let idle = await completing(within: .seconds(30)) {
         (try? await manager.waitUntilIdle()) != nil
       }
       if idle != true { problems.append("hang: waitUntilIdle did not return") }

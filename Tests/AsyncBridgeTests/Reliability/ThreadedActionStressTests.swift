@@ -148,7 +148,7 @@ final class StressLedger: Sendable {
     // Let everything end: resume the queue and finish every piece of work still open.
     manager.isSuspended = false
     for operation in ledger.operations { operation.release(ledger.value(of: operation)) }
-    let drained = await becomesIdle(manager, within: .seconds(5))
+    let drained = await becomesIdle(manager, within: .seconds(30))
     let waiters = ledger.deliveries.count
     let delivered = await eventually { ledger.totalDeliveries >= waiters }
 
@@ -246,7 +246,7 @@ final class StressLedger: Sendable {
       done.record(1)
     }
 
-    #expect(await done.wait(forCount: 2, timeout: .seconds(5)))
+    #expect(await done.wait(forCount: 2, timeout: .seconds(30)))
     #expect(
       violations.values.isEmpty, "\(violations.count) violations: \(violations.values.prefix(5))")
     #expect(rounds.value > 0)

@@ -165,7 +165,7 @@ private func fixtureResponse(
     let error = failure(of: await asyncResult(harness.dataManager, stackOverflow))
 
     #expect(error is OperationTimeoutError, "got \(String(describing: error))")
-    #expect(await harness.server.waitForAbandonedResponses(1, timeout: .seconds(5)))
+    #expect(await harness.server.waitForAbandonedResponses(1, timeout: .seconds(30)))
   }
 
   @Test func invalidQueryFailsTypedWithoutARequest() async throws {

@@ -109,8 +109,8 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
     let waiting = await eventually { clock.sleeperCount == 1 }
     consumer.cancel()
     // The fake clock never reaches the deadline: only cancellation can end the wait.
-    let outcome = await completing(within: .seconds(5)) { await consumer.value }
-    let sleeperGone = await eventually(within: .seconds(5)) { clock.sleeperCount == 0 }
+    let outcome = await completing(within: .seconds(30)) { await consumer.value }
+    let sleeperGone = await eventually(within: .seconds(30)) { clock.sleeperCount == 0 }
 
     #expect(waiting)
     #expect(outcome?.numbers == [1])
@@ -127,7 +127,7 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
     let requested = await harness.server.waitForRequests(
       1, path: "/questions", timeout: .seconds(10))
     consumer.cancel()
-    let outcome = await completing(within: .seconds(5)) { await consumer.value }
+    let outcome = await completing(within: .seconds(30)) { await consumer.value }
     // Well within the session's and the request's 10 s timeouts, which would close it too.
     let closed = await harness.server.waitForAbandonedResponses(1, timeout: .seconds(3))
 

@@ -260,7 +260,7 @@ extension StressRound {
   {
     let unmarked = enqueued.filter { $0.isFinished && !$0.probe.startedByQueue }
     guard !unmarked.isEmpty else { return }
-    if await eventually(within: .seconds(5), { unmarked.allSatisfy { $0.probe.startedByQueue } }) {
+    if await eventually(within: .seconds(30), { unmarked.allSatisfy { $0.probe.startedByQueue } }) {
       return
     }
     let names = unmarked.filter { !$0.probe.startedByQueue }.map { $0.name ?? "?" }
@@ -278,7 +278,7 @@ extension StressRound {
       operations.filter { events.counts(of: $0).started != $0.probe.mainCalls }
     }
     guard !mismatched().isEmpty else { return }
-    _ = await eventually(within: .seconds(5)) { mismatched().isEmpty }
+    _ = await eventually(within: .seconds(30)) { mismatched().isEmpty }
     for operation in mismatched() {
       problems.append(
         "\(operation.name ?? "?"): \(invariants.log.counts(of: operation).started) started events, "
