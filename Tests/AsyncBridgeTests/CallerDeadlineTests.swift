@@ -39,7 +39,8 @@ import Testing
     let task = Task { try await manager.perform(operation, timeout: Self.deadline) }
     let outcome = try #require(await result(of: task, within: .seconds(30)))
     #expect((outcome.failure as? OperationTimeoutError)?.scope == .caller)
-    #expect(operation.isCancelled)
+    // The leaving caller is resumed first, then the operation it leaves is cancelled.
+    #expect(await eventually(within: .seconds(30)) { operation.isCancelled })
     manager.isSuspended = false
     #expect(await becomesIdle(manager, within: .seconds(30)))
     #expect(operation.mainCallCount == 0)
@@ -103,7 +104,7 @@ import Testing
   @Test func aValueBeforeTheDeadlineStandsAndTheDeadlineDoesNothingLater() async throws {
     let manager = OperationQueueManager(name: "deadline.early")
     let operation = ManualOperation(key: 5, ending: .returning(5))
-    let value = try await withDeadline(.seconds(5)) {
+    let value = try await withDeadline(.seconds(30)) {
       try await manager.perform(operation, timeout: .milliseconds(20))
     }
     #expect(value == 5)
@@ -117,10 +118,16 @@ import Testing
   /// `.operation`, and stops the work.
   @Test func theOperationsOwnTimeoutFailsEveryWaiter() async throws {
     let manager = OperationQueueManager(name: "deadline.own")
+    // Suspended until the second caller has joined, so both wait on the one that times out.
+    manager.isSuspended = true
+    let log = EventLog(manager)
     let operation = ManualOperation(key: 6)
     operation.timeout = .milliseconds(30)
     let first = Task { try await manager.perform(operation) }
+    #expect(await log.wait { $0.kind == .enqueued })
     let second = Task { try await manager.perform(ManualOperation(key: 6)) }
+    #expect(await log.wait { $0.kind == .joined })
+    manager.isSuspended = false
     for task in [first, second] {
       let outcome = try #require(await result(of: task, within: .seconds(30)))
       #expect((outcome.failure as? OperationTimeoutError)?.scope == .operation)

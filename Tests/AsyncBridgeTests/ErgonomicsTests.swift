@@ -34,12 +34,12 @@ import Testing
 
   @Test func runWithANilKeyRunsOnItsOwn() async throws {
     let manager = OperationQueueManager(name: "ergonomics.nilKey")
-    let value = try await withDeadline(.seconds(5)) {
+    let value = try await withDeadline(.seconds(30)) {
       try await manager.run(key: nil) { () async throws -> Int in 6 }
     }
     #expect(value == 6)
     let optionalKey: String? = nil
-    let other = try await withDeadline(.seconds(5)) {
+    let other = try await withDeadline(.seconds(30)) {
       try await manager.run(key: optionalKey) { () async throws -> Int in 7 }
     }
     #expect(other == 7)

@@ -27,7 +27,7 @@ private let session = makeTestSession(maxConnectionsPerHost: 64)
       }
       return await group.reduce(into: [Int: FetchResult]()) { $0[$1.0] = $1.1 }
     }
-    let allArrived = await server.waitForRequests(64, timeout: .seconds(10))
+    let allArrived = await server.waitForRequests(64, timeout: .seconds(30))
     release.open()
 
     #expect(allArrived, "only \(server.requestCount) of 64 requests were in the server at once")
@@ -47,7 +47,7 @@ private let session = makeTestSession(maxConnectionsPerHost: 64)
     let outcome = Recorder<FetchResult>()
     let task = session.startFetch(URLRequest(url: server.url("/slow"))) { outcome.record($0) }
     task.resume()
-    #expect(await server.waitForRequests(1, timeout: .seconds(2)))
+    #expect(await server.waitForRequests(1, timeout: .seconds(30)))
 
     // Called from plain async code: no lock held, not in a cancellation handler.
     task.cancel()

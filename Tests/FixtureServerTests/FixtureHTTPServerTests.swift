@@ -136,7 +136,7 @@ private let session = makeTestSession()
     }
     let client = try #require(RawHTTPClient(port: server.port))
     client.write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-    #expect(await server.waitForRequests(1, timeout: .seconds(2)))
+    #expect(await server.waitForRequests(1, timeout: .seconds(30)))
     let clock = ContinuousClock()
     let start = clock.now
 
