@@ -10,7 +10,7 @@ import OperationCore
 ///
 /// Events of different operations interleave freely. One operation's events always come in
 /// lifecycle order, `enqueued`, `joined`…, `started`, `joined`…, then exactly one `finished`
-/// (with `stalled` possibly between `started` and `finished`), and each is published only once
+/// (with `stalled` and `retrying` possibly between `started` and `finished`), and each is published only once
 /// what it reports is true (`enqueued` once the operation is in the queue). An operation that
 /// settled before it was enqueued gets `enqueued` and then its `finished` at once.
 public struct OperationEventStream: AsyncSequence, Sendable {

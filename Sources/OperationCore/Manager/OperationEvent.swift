@@ -10,7 +10,8 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
     case joined
     /// The queue started the operation.
     case started
-    /// The operation's outcome was delivered to its waiters.
+    /// The operation's outcome is fixed: it goes to its waiters, who may still be receiving it
+    /// when the event is read.
     case finished(Completion)
     /// The operation has been executing longer than the manager's `stallThreshold`.
     case stalled
@@ -44,7 +45,7 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
   /// The operation's coalescing key, if it has one.
   public let key: CoalescingKey?
   /// Waiters at that moment: after a join, the number now waiting; on finishing, the number
-  /// the outcome was delivered to.
+  /// the outcome goes to.
   public let waiterCount: Int
   /// For `finished` and `stalled`: the time since the queue started the operation (nil if it
   /// never started).
