@@ -46,7 +46,7 @@ import Testing
 
     // The task that enqueued the work leaves; the others still want it.
     tasks[0].cancel()
-    await expectCancellation(of: tasks[0], within: .seconds(10))
+    await expectCancellation(of: tasks[0], within: .seconds(30))
     #expect(!operation.isCancelled)
     #expect(operation.isExecuting)
     #expect(operation.cancelHookCalls.value == 0)
@@ -65,7 +65,7 @@ import Testing
     #expect(await operation.started.wait())
 
     for task in tasks { task.cancel() }
-    for task in tasks { await expectCancellation(of: task, within: .seconds(10)) }
+    for task in tasks { await expectCancellation(of: task, within: .seconds(30)) }
     #expect(operation.isCancelled)
     #expect(operation.cancelHookCalls.value == 1)
     #expect(joiners.allSatisfy { $0.cancelHookCalls.value == 0 && $0.mainCalls.value == 0 })
@@ -84,7 +84,7 @@ import Testing
 
     // Cancel concurrently, from several threads at once.
     DispatchQueue.concurrentPerform(iterations: tasks.count) { tasks[$0].cancel() }
-    for task in tasks { await expectCancellation(of: task, within: .seconds(10)) }
+    for task in tasks { await expectCancellation(of: task, within: .seconds(30)) }
     #expect(operation.isCancelled)
     #expect(manager.isSuspended)
     #expect(manager.outstandingOperationCount == 1)
@@ -153,7 +153,7 @@ import Testing
     #expect(await operation.started.wait())
 
     for task in tasks { task.cancel() }
-    for task in tasks { await expectCancellation(of: task, within: .seconds(10)) }
+    for task in tasks { await expectCancellation(of: task, within: .seconds(30)) }
     #expect(!operation.isCancelled)
     #expect(operation.cancelHookCalls.value == 0)
     #expect(!handlerDone.isOpen)

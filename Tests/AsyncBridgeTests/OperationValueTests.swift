@@ -29,7 +29,7 @@ import Testing
     #expect(await becomesIdle(manager))
 
     let task = Task { try await operation.value() }
-    await expectValue(6, from: task, within: .seconds(10))
+    await expectValue(6, from: task, within: .seconds(30))
     #expect(operation.mainCalls.value == 1)
   }
 
@@ -41,7 +41,7 @@ import Testing
     operation.cancel()
     #expect(await becomesIdle(manager))
     let task = Task { try await operation.value() }
-    await expectCancellation(of: task, within: .seconds(10))
+    await expectCancellation(of: task, within: .seconds(30))
   }
 
   @Test func cancellingAValueWaiterLeavesAnEnqueuedOperationRunning() async throws {
@@ -52,7 +52,7 @@ import Testing
     let leaving = Task { try await operation.value() }
     let staying = Task { try await operation.value() }
     leaving.cancel()
-    await expectCancellation(of: leaving, within: .seconds(10))
+    await expectCancellation(of: leaving, within: .seconds(30))
     // Enqueued without a waiter: the plain enqueue keeps its interest.
     #expect(!operation.isCancelled)
     operation.release(2)

@@ -40,7 +40,7 @@ import Testing
     }
     task.cancel()
     cancelled.open()
-    await expectCancellation(of: task, within: .seconds(10))
+    await expectCancellation(of: task, within: .seconds(30))
 
     #expect(manager.outstandingOperationCount == 0)
     #expect(manager.inFlightOperation(for: operation.coalescingKey!) == nil)
@@ -65,7 +65,7 @@ import Testing
     #expect(operation.isExecuting)
 
     task.cancel()
-    await expectCancellation(of: task, within: .seconds(10))
+    await expectCancellation(of: task, within: .seconds(30))
     // The only waiter left, so the operation was cancelled and told to stop, once.
     #expect(operation.isCancelled)
     #expect(operation.cancelHookCalls.value == 1)

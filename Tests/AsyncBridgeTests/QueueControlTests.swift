@@ -23,7 +23,7 @@ import Testing
     #expect(await log.wait(for: .joined, of: pending))
 
     manager.cancelAllOperations()
-    for task in tasks { await expectCancellation(of: task, within: .seconds(10)) }
+    for task in tasks { await expectCancellation(of: task, within: .seconds(30)) }
     #expect(executing.isCancelled && pending.isCancelled && other.isCancelled)
     #expect(executing.cancelHookCalls.value == 1)
     #expect(await becomesIdle(manager))
@@ -44,8 +44,8 @@ import Testing
     #expect(await operation.started.wait())
 
     operation.cancel()
-    for task in tasks { await expectCancellation(of: task, within: .seconds(10)) }
-    await expectCancellation(of: valueWaiter, within: .seconds(10))
+    for task in tasks { await expectCancellation(of: task, within: .seconds(30)) }
+    await expectCancellation(of: valueWaiter, within: .seconds(30))
     #expect(operation.cancelHookCalls.value == 1)
     #expect(await becomesIdle(manager))
   }

@@ -35,9 +35,9 @@ import Testing
     first.cancel()
     await expectCancellation(of: first, within: .seconds(30))
     FetchAvatar.release.open()
-    let avatar = try #require(await result(of: second, within: .seconds(10))).get()
+    let avatar = try #require(await result(of: second, within: .seconds(30))).get()
     #expect(avatar == Data([7]))
-    #expect(await handler.wait(forCount: 1, timeout: .seconds(10)))
+    #expect(await handler.wait(forCount: 1, timeout: .seconds(30)))
     #expect(try handler.values.first?.get() == Data([7]))
     #expect(FetchAvatar.downloads.value == 1, "one download for every caller")
 

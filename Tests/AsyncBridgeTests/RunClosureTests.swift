@@ -42,7 +42,7 @@ import Testing
     }
     #expect(await started.wait())
     task.cancel()
-    await expectCancellation(of: task, within: .seconds(10))
+    await expectCancellation(of: task, within: .seconds(30))
     #expect(await innerSawCancellation.wait())
     #expect(await becomesIdle(manager))
   }
@@ -69,7 +69,7 @@ import Testing
     }
     #expect(await started.wait(untilAtLeast: 3))
     manager.cancelAllOperations()
-    for task in tasks { await expectCancellation(of: task, within: .seconds(10)) }
+    for task in tasks { await expectCancellation(of: task, within: .seconds(30)) }
     #expect(await innerSawCancellation.wait(untilAtLeast: 3))
     #expect(await becomesIdle(manager))
   }
@@ -102,7 +102,7 @@ import Testing
     #expect(await log.wait(for: .enqueued, of: second))
 
     firstTask.cancel()
-    await expectCancellation(of: firstTask, within: .seconds(10))
+    await expectCancellation(of: firstTask, within: .seconds(30))
     #expect(first.isCancelled)
     #expect(first.isExecuting)
     #expect(!first.isFinished)

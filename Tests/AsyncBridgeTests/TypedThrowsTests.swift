@@ -38,7 +38,7 @@ import Testing
     let task = typedFailure(of: operation, on: manager)
     #expect(await operation.started.wait())
     task.cancel()
-    #expect(await value(of: task, within: .seconds(10)) == .failure(.cancelled))
+    #expect(await value(of: task, within: .seconds(30)) == .failure(.cancelled))
     #expect(operation.isCancelled)
     #expect(await becomesIdle(manager))
   }
@@ -54,7 +54,7 @@ import Testing
     }
     task.cancel()
     cancelled.open()
-    #expect(await value(of: task, within: .seconds(10)) == .failure(.cancelled))
+    #expect(await value(of: task, within: .seconds(30)) == .failure(.cancelled))
     #expect(manager.outstandingOperationCount == 0)
     #expect(operation.mainCalls.value == 0)
     #expect(!operation.isCancelled)
@@ -70,7 +70,7 @@ import Testing
     let task = typedFailure(of: operation, on: manager)
     #expect(await log.wait(for: .enqueued, of: operation))
     operation.cancel()
-    #expect(await value(of: task, within: .seconds(10)) == .failure(.cancelled))
+    #expect(await value(of: task, within: .seconds(30)) == .failure(.cancelled))
     manager.isSuspended = false
     #expect(await becomesIdle(manager))
   }

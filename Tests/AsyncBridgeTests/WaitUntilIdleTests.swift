@@ -39,7 +39,7 @@ import Testing
     let handlerMayReturn = Gate()
     manager.enqueue(operation) { _ in
       handlerEntered.open()
-      _ = handlerMayReturn.block(timeout: .seconds(10))
+      _ = handlerMayReturn.block(timeout: .seconds(60))
     }
     #expect(await operation.started.wait())
     DispatchQueue.global().async { operation.release(1) }
@@ -64,14 +64,14 @@ import Testing
     let manager = OperationQueueManager(name: "idle.atOnce")
     // Idle: the wait is satisfied on the spot (nothing is registered to wait for).
     #expect(manager.whenIdle {} == nil)
-    #expect(await becomesIdle(manager, within: .seconds(10)))
+    #expect(await becomesIdle(manager, within: .seconds(30)))
 
     #expect(
       try await withDeadline { try await manager.perform(ManualOperation(ending: .returning(1))) }
         == 1)
-    #expect(await becomesIdle(manager, within: .seconds(10)))
+    #expect(await becomesIdle(manager, within: .seconds(30)))
     #expect(manager.whenIdle {} == nil)
-    #expect(await becomesIdle(manager, within: .seconds(10)))
+    #expect(await becomesIdle(manager, within: .seconds(30)))
   }
 
   @Test func cancellationThrowsWithoutAffectingPendingOperations() async throws {
@@ -84,7 +84,7 @@ import Testing
     // Let the waiter register before cancelling, so the cancellation handler does the work.
     try await Task.sleep(for: .milliseconds(20))
     waiter.cancel()
-    await expectCancellation(of: waiter, within: .seconds(10))
+    await expectCancellation(of: waiter, within: .seconds(30))
     #expect(!operation.isCancelled)
     #expect(operation.isExecuting)
     #expect(manager.outstandingOperationCount == 1)
@@ -105,7 +105,7 @@ import Testing
     }
     waiter.cancel()
     cancelled.open()
-    await expectCancellation(of: waiter, within: .seconds(10))
+    await expectCancellation(of: waiter, within: .seconds(30))
     #expect(!operation.isCancelled)
     #expect(manager.outstandingOperationCount == 1)
     #expect(await operation.started.wait())

@@ -19,7 +19,7 @@ import Testing
   }
 
   @Test func loggingToAFullDeviceDoesNotTrap() throws {
-    let full = open("/dev/full", O_WRONLY)
+    let full = open("/dev/full", O_WRONLY | O_CLOEXEC)
     try #require(full >= 0)
     defer { close(full) }
 

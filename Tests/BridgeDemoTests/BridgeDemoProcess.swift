@@ -72,6 +72,9 @@ enum BridgeDemoProcess {
     case .readerless:
       var ends: [Int32] = [0, 0]
       try #require(pipe(&ends) == 0, sourceLocation: sourceLocation)
+      // Close-on-exec at once (Glibc's module has no pipe2), so that only this test's child gets
+      // the write end (as its output).
+      _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
       close(ends[0])
       process.standardOutput = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
       try? stdout.fileHandleForWriting.close()
@@ -157,7 +160,7 @@ struct PseudoTerminal: Sendable {
 
   /// Opens a pair whose window is `columns` wide.
   init(columns: Int) throws {
-    primary = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+    primary = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
     var unlocked: Int32 = 0
     var index: UInt32 = 0
     guard primary >= 0, ioctl(primary, Self.unlock, &unlocked) == 0,
@@ -167,7 +170,7 @@ struct PseudoTerminal: Sendable {
     size.ws_col = UInt16(columns)
     size.ws_row = 24
     guard ioctl(primary, UInt(TIOCSWINSZ), &size) == 0 else { throw Failure(call: "TIOCSWINSZ") }
-    secondary = open("/dev/pts/\(index)", O_RDWR | O_NOCTTY)
+    secondary = open("/dev/pts/\(index)", O_RDWR | O_NOCTTY | O_CLOEXEC)
     guard secondary >= 0 else { throw Failure(call: "open /dev/pts/\(index)") }
   }
 

@@ -10,8 +10,8 @@ import Testing
 
     // Far longer than the request takes, even under ThreadSanitizer on a loaded machine.
     let output = try await BridgeDemoProcess.run(
-      ["cancel", "--base-url", server.baseURL.absoluteString, "--after", "30000"],
-      timeout: .seconds(40))
+      ["cancel", "--base-url", server.baseURL.absoluteString, "--after", "60000"],
+      timeout: .seconds(90))
 
     #expect(output.status == 1)
     #expect(output.stdout.contains("caller: got the page before the cancellation"))
@@ -19,7 +19,7 @@ import Testing
       output.errorLines == [
         "error: the request finished before the cancellation; try a smaller --after"
       ])
-    #expect(output.elapsed < .seconds(15), "the command waited out --after")
+    #expect(output.elapsed < .seconds(45), "the command waited out --after")
   }
 
   @Test func aRequestThatFailsBeforeTheCancellationEndsTheWait() async throws {
@@ -27,7 +27,7 @@ import Testing
 
     let output = try await BridgeDemoProcess.run(
       ["cancel", "--base-url", server.baseURL.absoluteString, "--after", "60000"],
-      timeout: .seconds(40))
+      timeout: .seconds(90))
 
     #expect(output.status == 1)
     #expect(output.stdout.contains("caller: failed before the cancellation"))
@@ -35,6 +35,6 @@ import Testing
       output.errorLines == [
         "error: the server closed the connection without a response (URLError -1011)"
       ])
-    #expect(output.elapsed < .seconds(30), "the command waited out --after")
+    #expect(output.elapsed < .seconds(45), "the command waited out --after")
   }
 }

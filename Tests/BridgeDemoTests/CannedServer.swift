@@ -43,6 +43,8 @@ final class CannedServer: Sendable {
     while true {
       let connection = accept(listener, nil, nil)
       guard connection >= 0 else { return }
+      // Close-on-exec at once: a process spawned meanwhile must not keep the connection open.
+      _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
       var buffer = [UInt8](repeating: 0, count: 65_536)
       _ = read(connection, &buffer, buffer.count)
       _ = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }

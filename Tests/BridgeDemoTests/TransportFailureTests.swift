@@ -1,5 +1,6 @@
 import FixtureServer
 import Foundation
+import TestSupport
 import Testing
 
 /// Transport failures read as one sentence that keeps the `URLError` code, never as a raw
@@ -73,13 +74,15 @@ import Testing
   }
 
   @Test func aRefusedConnection() async throws {
-    let closed = try FixtureHTTPServer { _ in .text("unused") }
-    closed.stop()
+    // Bound but not listening: refused for as long as it lives, unlike a stopped server's port.
+    let refusing = try LoopbackSocket.bound(listening: false)
+    defer { refusing.closeSocket() }
 
-    let line = try await errorLine(baseURL: closed.baseURL.absoluteString)
+    let line = try await errorLine(baseURL: "http://127.0.0.1:\(refusing.port)")
 
     #expect(
-      line == "error: could not connect to 127.0.0.1:\(closed.port) (URLError -1004)", "\(line)")
+      line == "error: could not connect to 127.0.0.1:\(refusing.port) (URLError -1004)",
+      "\(line)")
   }
 
   /// The session's idle timeout (15 s) expires long before `--after`.

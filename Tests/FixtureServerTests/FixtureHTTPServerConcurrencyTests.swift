@@ -42,7 +42,8 @@ private let session = makeTestSession(maxConnectionsPerHost: 64)
 
   @Test func cancellingAURLSessionTaskIsSeenByTheServer() async throws {
     let server = try FixtureHTTPServer { _ in
-      FixtureResponse(body: Data("too late".utf8), latency: .seconds(10))
+      // Long enough for a loaded machine to cancel first; shorter than the 60 s request timeout.
+      FixtureResponse(body: Data("too late".utf8), latency: .seconds(50))
     }
     let outcome = Recorder<FetchResult>()
     let task = session.startFetch(URLRequest(url: server.url("/slow"))) { outcome.record($0) }
@@ -52,7 +53,7 @@ private let session = makeTestSession(maxConnectionsPerHost: 64)
     // Called from plain async code: no lock held, not in a cancellation handler.
     task.cancel()
 
-    #expect(await server.waitForAbandonedResponses(1, timeout: .seconds(1)))
+    #expect(await server.waitForAbandonedResponses(1, timeout: .seconds(30)))
     #expect(await waitUntil { !outcome.all.isEmpty })
     #expect(outcome.all.first?.error?.code == .cancelled)
   }

@@ -125,9 +125,11 @@ import Testing
     let clock = ContinuousClock()
     // Timestamps taken on the server's connection thread, so a busy test pool cannot skew them.
     let noticed = Recorder<(path: String, at: ContinuousClock.Instant)>()
+    // The latency is long enough that a test task held up for seconds on a loaded machine still
+    // disconnects while the server waits.
     let server = try FixtureHTTPServer(onAbandonedResponse: { noticed.record(($0.path, clock.now)) }
     ) {
-      _ in FixtureResponse(body: Data("too late".utf8), latency: .seconds(10))
+      _ in FixtureResponse(body: Data("too late".utf8), latency: .seconds(120))
     }
     let client = try #require(RawHTTPClient(port: server.port))
     client.write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -142,7 +144,7 @@ import Testing
     #expect(event.path == "/slow")
     // Typically 50–80 µs (poll() wakes on the FIN); the bound leaves room for an oversubscribed
     // 2-core CI machine under ThreadSanitizer, while a server that only noticed after its
-    // latency would take 10 s.
+    // latency would take 120 s.
     #expect(event.at - start < .seconds(5))
   }
 

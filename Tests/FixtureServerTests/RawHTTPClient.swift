@@ -12,10 +12,13 @@ final class RawHTTPClient {
 
   /// Connects to 127.0.0.1:`port`; `nil` if the connection is refused.
   init?(port: Int) {
+    // Close-on-exec from the start: a process another test spawns meanwhile must not inherit
+    // the socket, or closing it here would not end the connection.
     #if canImport(Glibc)
-      fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     #else
       fd = socket(AF_INET, SOCK_STREAM, 0)
+      _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     #endif
     var address = sockaddr_in()
     #if canImport(Darwin)

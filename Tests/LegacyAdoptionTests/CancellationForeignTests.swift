@@ -24,14 +24,14 @@ import Testing
     manager.isSuspended = true
     let fetch = FetchTitlesOperation(site: "s", service: ManualQuestionService())
     let task = Task { try await manager.perform(fetch) }
-    #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 1 })
+    #expect(await eventually(within: .seconds(30)) { manager.outstandingOperationCount == 1 })
     task.cancel()
     #expect(await error(of: task) is CancellationError)
     // The stand-in finishes once its queue starts it; then the legacy operation is cancelled
     // (its `cancel()` finishes it at once, outside any queue).
     manager.isSuspended = false
-    #expect(await becomesIdle(manager, within: .seconds(10)))
-    #expect(await eventually(within: .seconds(10)) { fetch.isCancelled && fetch.isFinished })
+    #expect(await becomesIdle(manager, within: .seconds(30)))
+    #expect(await eventually(within: .seconds(30)) { fetch.isCancelled && fetch.isFinished })
   }
 
   /// A legacy `cancel()` that reports a pending operation finished hangs corelibs' queue when
@@ -50,7 +50,7 @@ import Testing
       // Half the rounds cancel the legacy operations themselves (their `cancel()` finishes
       // them while pending), half cancel the awaiting tasks.
       if round.isMultiple(of: 2) {
-        #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 4 })
+        #expect(await eventually(within: .seconds(30)) { manager.outstandingOperationCount == 4 })
         for fetch in pending { fetch.cancel() }
       } else {
         for waiter in waiters { waiter.cancel() }
@@ -63,7 +63,7 @@ import Testing
     }
     let last = Task { try await manager.perform(BlockOperation {}) }
     #expect(await result(of: last) != nil)
-    #expect(await becomesIdle(manager, within: .seconds(10)))
+    #expect(await becomesIdle(manager, within: .seconds(30)))
   }
 
   @Test func oneOfTwoWaitersLeavingKeepsTheWorkForTheOther() async {
@@ -100,8 +100,8 @@ import Testing
     #expect(!fetch.isCancelled)
     tasks[1].cancel()
     #expect(await error(of: tasks[1]) is CancellationError)
-    #expect(await eventually(within: .seconds(10)) { fetch.isCancelled })
-    #expect(await becomesIdle(manager, within: .seconds(10)))
+    #expect(await eventually(within: .seconds(30)) { fetch.isCancelled })
+    #expect(await becomesIdle(manager, within: .seconds(30)))
   }
 
   @Test func aCompletionHandlerKeepsTheWorkWhenTheAwaitingTaskLeaves() async {
@@ -137,13 +137,13 @@ import Testing
       result in
       if case .failure(let error) = result, error is CancellationError { handled.open() }
     }
-    #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 3 })
+    #expect(await eventually(within: .seconds(30)) { manager.outstandingOperationCount == 3 })
     manager.cancelAllOperations()
     #expect(await error(of: runningTask) is CancellationError)
     #expect(await error(of: pendingTask) is CancellationError)
     #expect(await handled.wait())
-    #expect(await eventually(within: .seconds(10)) { running.isCancelled && block.isCancelled })
-    #expect(await becomesIdle(manager, within: .seconds(10)))
+    #expect(await eventually(within: .seconds(30)) { running.isCancelled && block.isCancelled })
+    #expect(await becomesIdle(manager, within: .seconds(30)))
   }
 
   /// A `BlockOperation` whose work never checks `isCancelled`: its waiter leaves at once, the
@@ -158,12 +158,12 @@ import Testing
     #expect(await error(of: task) is CancellationError)
     let next = BlockOperation {}
     let nextTask = Task { try await manager.perform(next) }
-    #expect(await eventually(within: .seconds(10)) { stubborn.isCancelled })
+    #expect(await eventually(within: .seconds(30)) { stubborn.isCancelled })
     #expect(!next.isExecuting && !next.isFinished)
     work.release()
     _ = await value(of: nextTask)
     #expect(work.runCount == 1)
-    #expect(await becomesIdle(manager, within: .seconds(10)))
+    #expect(await becomesIdle(manager, within: .seconds(30)))
   }
 
   /// The same instance handed over again after its first caller left: the new request does
@@ -177,11 +177,11 @@ import Testing
       let runs = Locked(0)
       let operation = BlockOperation { runs.withLock { $0 += 1 } }
       let first = Task { try await manager.perform(operation) }
-      #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 1 })
+      #expect(await eventually(within: .seconds(30)) { manager.outstandingOperationCount == 1 })
       first.cancel()
       guard await error(of: first) is CancellationError else { return }
       let second = Task { try await manager.perform(operation) }
-      #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 2 })
+      #expect(await eventually(within: .seconds(30)) { manager.outstandingOperationCount == 2 })
       manager.isSuspended = false
       switch await result(of: second) {
       case nil:
@@ -189,7 +189,7 @@ import Testing
       case .success?: #expect(runs.withLock { $0 } == 1)
       case .failure(let error)?: #expect(error is CancellationError && runs.withLock { $0 } == 0)
       }
-      guard await becomesIdle(manager, within: .seconds(10)) else { return }
+      guard await becomesIdle(manager, within: .seconds(30)) else { return }
     }
   }
 
@@ -205,7 +205,7 @@ import Testing
       try await manager.perform(
         FetchTitlesOperation(site: "s", service: service), coalescingKey: "s")
     }
-    #expect(await eventually(within: .seconds(10)) { service.requestCount == 2 })
+    #expect(await eventually(within: .seconds(30)) { service.requestCount == 2 })
     service.answer(.success(["fresh"]))
     #expect(await value(of: fresh) == ["fresh"])
   }

@@ -38,7 +38,7 @@ import Testing
     #expect(await allHandled.wait())
     #expect(service.requestCount == 1)
     #expect(events.recorded.filter { $0.kind.shortName == "enqueued" }.count == 1)
-    #expect(await becomesIdle(manager, within: .seconds(10)))
+    #expect(await becomesIdle(manager, within: .seconds(30)))
   }
 
   @Test func theSameInstanceHandedToAHandlerAndATaskRunsOnce() async {
@@ -108,7 +108,7 @@ import Testing
     let dropped = FetchTitlesOperation(site: "s", service: service)
     dropped.addDependency(upstream)
     let joiner = Task { try await manager.perform(dropped, coalescingKey: "k") }
-    #expect(await eventually(within: .seconds(10)) { dropped.dependencies.isEmpty })
+    #expect(await eventually(within: .seconds(30)) { dropped.dependencies.isEmpty })
     service.answer(.success(["k"]))
     #expect(await value(of: first) == ["k"])
     #expect(await value(of: joiner) == ["k"])
@@ -127,7 +127,7 @@ import Testing
     manager.isSuspended = true
     let ping = Ping()
     let task = Task { try await manager.perform(ping) }
-    #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 1 })
+    #expect(await eventually(within: .seconds(30)) { manager.outstandingOperationCount == 1 })
     #expect(manager.inFlightOperation(for: ping.coalescingKey!) === ping)
     let handled = Gate()
     manager.enqueue(Ping()) { (_: Result<Void, any Error>) in handled.open() }

@@ -25,12 +25,12 @@ import Testing
     let step2 = Task {
       try await manager.perform(FetchTitlesOperation(site: "so", service: service))
     }
-    #expect(await eventually(within: .seconds(10)) { service.requestCount == 2 })
+    #expect(await eventually(within: .seconds(30)) { service.requestCount == 2 })
     service.answer(.success(["b"]))
     #expect(await value(of: step2) == ["b"])
     // Step 3: a ConcurrentOperation coalesces by its own key and takes a caller deadline.
     let step3 = Task { try await manager.perform(FetchTitles(site: "so", service: service)) }
-    #expect(await eventually(within: .seconds(10)) { service.requestCount == 3 })
+    #expect(await eventually(within: .seconds(30)) { service.requestCount == 3 })
     let deadline = Task {
       try await manager.perform(
         FetchTitles(site: "so", service: service), timeout: .milliseconds(20))

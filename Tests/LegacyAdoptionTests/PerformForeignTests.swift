@@ -14,7 +14,7 @@ import Testing
     _ = await value(of: task)
     #expect(ran.withLock { $0 } == 1)
     #expect(operation.isFinished)
-    #expect(await becomesIdle(manager, within: .seconds(10)))
+    #expect(await becomesIdle(manager, within: .seconds(30)))
   }
 
   @Test func returnsTheOutcomeOfAResultProducingOperation() async {
@@ -89,7 +89,7 @@ import Testing
     let second = FetchTitlesOperation(site: "s", service: service)
     second.completionBlock = { early.open() }
     let secondTask = Task { try await manager.perform(second) }
-    #expect(await eventually(within: .seconds(10)) { service.requestCount == 2 })
+    #expect(await eventually(within: .seconds(30)) { service.requestCount == 2 })
     service.answer(.success(["u"]))
     #expect(await value(of: secondTask) == ["u"])
     #expect(await early.wait())
@@ -102,7 +102,7 @@ import Testing
     let task = Task { try await manager.perform(fetch, timeout: .milliseconds(50)) }
     let thrown = await error(of: task)
     #expect((thrown as? OperationTimeoutError)?.scope == .caller)
-    #expect(await eventually(within: .seconds(10)) { fetch.isCancelled && fetch.isFinished })
-    #expect(await becomesIdle(manager, within: .seconds(10)))
+    #expect(await eventually(within: .seconds(30)) { fetch.isCancelled && fetch.isFinished })
+    #expect(await becomesIdle(manager, within: .seconds(30)))
   }
 }

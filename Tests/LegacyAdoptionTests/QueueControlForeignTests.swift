@@ -31,7 +31,7 @@ import Testing
     let task = Task {
       try await manager.perform(FetchTitlesOperation(site: "s", service: service))
     }
-    #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 1 })
+    #expect(await eventually(within: .seconds(30)) { manager.outstandingOperationCount == 1 })
     #expect(service.requestCount == 0)
     manager.isSuspended = false
     #expect(await service.firstRequest.wait())
@@ -67,13 +67,13 @@ import Testing
     let late = BlockOperation {}
     let operation = BlockOperation {}
     let task = Task { try await manager.perform(operation) }
-    #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 1 })
+    #expect(await eventually(within: .seconds(30)) { manager.outstandingOperationCount == 1 })
     operation.addDependency(late)
     manager.isSuspended = false
     let thrown = await error(of: task)
     #expect(thrown as? ForeignOperationError == .notReady(operationName: "BlockOperation"))
     late.start()
-    #expect(await becomesIdle(manager, within: .seconds(10)))
+    #expect(await becomesIdle(manager, within: .seconds(30)))
   }
 
   @Test func theCallersPriorityIsTheQueuePriority() async {
@@ -88,12 +88,12 @@ import Testing
       try await manager.perform(
         BlockOperation { order.withLock { $0.append("low") } }, priority: .veryLow)
     }
-    #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 2 })
+    #expect(await eventually(within: .seconds(30)) { manager.outstandingOperationCount == 2 })
     let high = Task {
       try await manager.perform(
         BlockOperation { order.withLock { $0.append("high") } }, priority: .veryHigh)
     }
-    #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 3 })
+    #expect(await eventually(within: .seconds(30)) { manager.outstandingOperationCount == 3 })
     service.answer(.success([]))
     _ = await value(of: blocker)
     _ = await value(of: high)

@@ -16,8 +16,8 @@ import Testing
     #expect(await service.firstRequest.wait())
     service.answer(.success([]))
     _ = await value(of: task)
-    #expect(await becomesIdle(manager, within: .seconds(10)))
-    #expect(await eventually(within: .seconds(10)) { released.isReleased })
+    #expect(await becomesIdle(manager, within: .seconds(30)))
+    #expect(await eventually(within: .seconds(30)) { released.isReleased })
   }
 
   @Test func aCancelledPendingOperationIsReleased() async {
@@ -28,14 +28,14 @@ import Testing
     let released = WeakReference(load!)
     let task = Task { [load] in try await manager.perform(load!) }
     load = nil
-    #expect(await eventually(within: .seconds(10)) { manager.outstandingOperationCount == 1 })
+    #expect(await eventually(within: .seconds(30)) { manager.outstandingOperationCount == 1 })
     task.cancel()
     #expect(await error(of: task) is CancellationError)
     manager.isSuspended = false
-    #expect(await becomesIdle(manager, within: .seconds(10)))
+    #expect(await becomesIdle(manager, within: .seconds(30)))
     // The careful legacy `cancel()` leaves it pending: the stand-in starts it, cancelled, so
     // that it finishes as its queue would have made it, and nothing keeps it afterwards.
-    #expect(await eventually(within: .seconds(10)) { released.isReleased })
+    #expect(await eventually(within: .seconds(30)) { released.isReleased })
   }
 
   @Test func anObservedOperationIsReleasedWhenItsOwnerIsDone() async {
@@ -51,6 +51,6 @@ import Testing
     leaving.cancel()
     #expect(await error(of: leaving) is CancellationError)
     service.answer(.success([]))
-    #expect(await eventually(within: .seconds(10)) { released.isReleased })
+    #expect(await eventually(within: .seconds(30)) { released.isReleased })
   }
 }

@@ -42,15 +42,19 @@ import Testing
   @Test func idleImpliesTheOutcomeOfWorkCancelledBeforeItStartedWasDelivered() async throws {
     let manager = OperationQueueManager(name: "idle-after-delivery")
     manager.isSuspended = true
+    let handlerEntered = Gate()
     let handlerMayReturn = Gate()
     let handlerReturned = Gate()
     let operation = ManualOperation()
     manager.enqueue(operation) { _ in
       // Runs on the cancelling thread and holds delivery open until the test lets it go.
+      handlerEntered.open()
       while !handlerMayReturn.isOpen { usleep(100) }
       handlerReturned.open()
     }
     DispatchQueue.global().async { operation.cancel() }
+    // The cancellation is being delivered before the queue may start the operation.
+    #expect(await handlerEntered.wait())
     manager.isSuspended = false
     // The queue starts the cancelled operation while its handler is still running: it must
     // not be reported finished (nor the manager idle) before delivery has ended.

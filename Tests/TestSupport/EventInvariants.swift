@@ -133,7 +133,7 @@ public final class EventInvariants: Sendable {
 
   /// Waits (bounded) until `manager` is idle and every event it published is recorded, then
   /// returns one line per violation; empty when every invariant holds.
-  public func verify(_ manager: OperationQueueManager, timeout: Duration = .seconds(10)) async
+  public func verify(_ manager: OperationQueueManager, timeout: Duration = .seconds(30)) async
     -> [String]
   {
     var problems: [String] = []
@@ -150,7 +150,7 @@ public final class EventInvariants: Sendable {
 
   /// Records an issue per violation (the first 20) found by ``verify(_:timeout:)``.
   public func expectValid(
-    _ manager: OperationQueueManager, context: String = "", timeout: Duration = .seconds(10),
+    _ manager: OperationQueueManager, context: String = "", timeout: Duration = .seconds(30),
     sourceLocation: SourceLocation = #_sourceLocation
   ) async {
     let problems = await verify(manager, timeout: timeout)

@@ -24,10 +24,13 @@ public struct LoopbackSocket: Sendable {
 
   /// Binds a socket to 127.0.0.1 on an ephemeral port, and listens on it if `listening`.
   public static func bound(listening: Bool) throws -> LoopbackSocket {
+    // Close-on-exec from the start, so that no process another test spawns keeps it open.
     #if canImport(Glibc)
-      let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      let descriptor = socket(
+        AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     #else
       let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+      _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
     #endif
     guard descriptor >= 0 else { throw Failure(call: "socket", code: errno) }
     var address = sockaddr_in()

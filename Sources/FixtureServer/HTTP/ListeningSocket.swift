@@ -68,6 +68,8 @@ struct ListeningSocket: Sendable {
       if errno == EMFILE || errno == ENFILE { usleep(10_000) }
       return .retry
     }
+    // At once (Glibc's module has no accept4): a process spawned by another thread must not
+    // keep the connection open after the server closed it.
     _ = fcntl(client, F_SETFD, FD_CLOEXEC)
     #if canImport(Darwin)
       // Darwin sockets inherit O_NONBLOCK from the listener; connections use blocking I/O.

@@ -78,8 +78,8 @@ import Testing
     if hung > 0 { problems.append("\(hung) tasks still waiting 30 s after cancel-all: a hang") }
     // Unjam what the sweep missed, so the round can drain and report.
     for operation in operations { operation.release(0) }
-    problems += await invariants.verify(manager, timeout: .seconds(5))
-    if !(await invariants.log.stop(timeout: .seconds(5))) {
+    problems += await invariants.verify(manager, timeout: .seconds(30))
+    if !(await invariants.log.stop(timeout: .seconds(30))) {
       problems.append("the event log's subscription did not end")
     }
     return problems
@@ -100,7 +100,7 @@ import Testing
         invariants.track(working)
         manager.enqueue(working) { invariants.received($0, from: working) }
         // Started (on a free slot of a wide queue) before the race begins.
-        _ = working.started.block(timeout: .seconds(5))
+        _ = working.started.block(timeout: .seconds(30))
         return working
       },
       first: { _, _, working, _ in working?.release(1) },
@@ -222,8 +222,8 @@ import Testing
       threadsDone.increment()
     }
     let finishedInTime = await threadsDone.wait(untilAtLeast: 2, timeout: budget + .seconds(10))
-    var problems = await invariants.verify(manager, timeout: .seconds(10))
-    if !(await invariants.log.stop(timeout: .seconds(5))) {
+    var problems = await invariants.verify(manager, timeout: .seconds(30))
+    if !(await invariants.log.stop(timeout: .seconds(30))) {
       problems.append("the event log's subscription did not end")
     }
     return RaceResult(

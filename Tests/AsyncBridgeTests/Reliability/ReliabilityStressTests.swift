@@ -281,7 +281,7 @@ import Testing
       problems.append("hang: the round did not settle: \(stressRound.hangReport())")
     } else {
       let manager = stressRound.manager
-      if !(await stressRound.invariants.log.flush(manager, timeout: .seconds(5))) {
+      if !(await stressRound.invariants.log.flush(manager, timeout: .seconds(30))) {
         problems.append("hang: the event stream did not deliver the flush marker")
       }
       // Idle again once the marker has left: its event comes before it is counted out.
@@ -289,7 +289,7 @@ import Testing
         (try? await manager.waitUntilIdle()) != nil
       }
       if idle != true { problems.append("hang: waitUntilIdle did not return") }
-      if !(await stressRound.invariants.log.stop(timeout: .seconds(5))) {
+      if !(await stressRound.invariants.log.stop(timeout: .seconds(30))) {
         problems.append("hang: the event stream did not end when its task was cancelled")
       }
       if !(await eventually { !manager.events.hasSubscribers }) {

@@ -230,11 +230,11 @@ import Testing
         ok = false
       }
     }
-    for violation in await invariants.verify(manager, timeout: .seconds(5)) {
+    for violation in await invariants.verify(manager, timeout: .seconds(30)) {
       Issue.record("\(context): \(violation)")
       ok = false
     }
-    _ = await invariants.log.stop(timeout: .seconds(5))
+    _ = await invariants.log.stop(timeout: .seconds(30))
     totals.add(
       Totals(
         rounds: 1, participants: participantCount, values: values, cancellations: cancellations,

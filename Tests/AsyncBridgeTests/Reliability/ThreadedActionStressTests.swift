@@ -143,7 +143,7 @@ final class StressLedger: Sendable {
         finishedThreads.record(thread)
       }
     }
-    #expect(await finishedThreads.wait(forCount: threads, timeout: .seconds(8)), "seed \(seed)")
+    #expect(await finishedThreads.wait(forCount: threads, timeout: .seconds(30)), "seed \(seed)")
 
     // Let everything end: resume the queue and finish every piece of work still open.
     manager.isSuspended = false

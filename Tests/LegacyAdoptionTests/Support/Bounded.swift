@@ -3,7 +3,7 @@ import Testing
 
 /// The error `task` threw within `timeout`; records an issue when it returned or hung.
 func error<Success: Sendable>(
-  of task: Task<Success, any Error>, within timeout: Duration = .seconds(10),
+  of task: Task<Success, any Error>, within timeout: Duration = .seconds(30),
   sourceLocation: SourceLocation = #_sourceLocation
 ) async -> (any Error)? {
   switch await result(of: task, within: timeout) {
@@ -20,7 +20,7 @@ func error<Success: Sendable>(
 
 /// The value `task` returned within `timeout`; records an issue when it threw or hung.
 func value<Success: Sendable>(
-  of task: Task<Success, any Error>, within timeout: Duration = .seconds(10),
+  of task: Task<Success, any Error>, within timeout: Duration = .seconds(30),
   sourceLocation: SourceLocation = #_sourceLocation
 ) async -> Success? {
   switch await result(of: task, within: timeout) {

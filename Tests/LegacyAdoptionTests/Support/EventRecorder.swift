@@ -22,7 +22,7 @@ final class EventRecorder: Sendable {
 
   /// Waits (polling, bounded) until `count` recorded events satisfy `predicate`.
   func wait(
-    for count: Int = 1, within timeout: Duration = .seconds(10),
+    for count: Int = 1, within timeout: Duration = .seconds(30),
     where predicate: @escaping @Sendable (OperationEvent) -> Bool
   ) async -> Bool {
     await eventually(within: timeout) { recorded.filter(predicate).count >= count }

@@ -54,10 +54,10 @@ final class BlockingWork: Sendable {
     for _ in 0..<8 { gate.signal() }
   }
 
-  /// The block: counts the run, announces it, then waits for `release()` (at most 10 s).
+  /// The block: counts the run, announces it, then waits for `release()` (at most 60 s).
   func run() {
     runs.withLock { $0 += 1 }
     started.open()
-    _ = gate.wait(timeout: .now() + 10)
+    _ = gate.wait(timeout: .now() + 60)
   }
 }

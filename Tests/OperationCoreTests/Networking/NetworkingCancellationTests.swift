@@ -112,7 +112,7 @@ import Testing
   @Test func dataTaskCancelledOutsideTheOperationIsATransportError() async throws {
     defer { server.stop() }
     // Code outside the operation cancels its data task, on a session of its own.
-    let session = URLSession.makeNetworkingSession(timeout: .seconds(10))
+    let session = URLSession.makeNetworkingSession(timeout: .seconds(60))
     let operation = NetworkingOperation<NetworkingPayload>(
       request: URLRequest(url: server.url("/hang")), session: session)
     let waiter = Task { await networkingResult(of: operation, on: manager) }
@@ -200,8 +200,8 @@ import Testing
               let delay = UInt32(Double((round &* 7_919) % 1_000) / 1_000 * window)
               if delay > 0 { usleep(delay) }
               operation.cancel()
-              if delivered.wait(timeout: .now() + 10) == .timedOut {
-                tally.withLock { $0.other.append("round \(round): no outcome within 10 s") }
+              if delivered.wait(timeout: .now() + 30) == .timedOut {
+                tally.withLock { $0.other.append("round \(round): no outcome within 30 s") }
               }
             }
           }

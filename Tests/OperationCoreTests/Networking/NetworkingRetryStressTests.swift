@@ -77,9 +77,9 @@ import Testing
         let outcome = try #require(await completing { await caller.result }, "round \(round)")
         #expect(Self.isAcceptable(outcome), "round \(round): \(outcome)")
       }
-      #expect(await eventually(within: .seconds(10)) { handled.withLock { $0.count } == 1 })
+      #expect(await eventually(within: .seconds(30)) { handled.withLock { $0.count } == 1 })
       #expect(handled.withLock { $0.allSatisfy(Self.isAcceptable) }, "round \(round)")
-      #expect(await becomesIdle(manager, within: .seconds(10)), "round \(round)")
+      #expect(await becomesIdle(manager, within: .seconds(30)), "round \(round)")
       let requests = served.withLock { $0[path, default: 0] }
       #expect(requests <= 2, "round \(round): \(requests) requests, but the second succeeds")
     }

@@ -29,7 +29,8 @@ import Testing
   }
 
   @Test func cancellingTheOnlyCallerMidRequestClosesTheConnection() async throws {
-    let harness = try DataManagerHarness(fixture: StackExchangeFixture(latency: .seconds(10)))
+    // The answer comes long after a loaded machine has cancelled.
+    let harness = try DataManagerHarness(fixture: StackExchangeFixture(latency: .seconds(60)))
 
     let caller = Task { try await harness.dataManager.questions(stackOverflow) }
     #expect(await harness.server.waitForRequests(1, timeout: .seconds(30)))
@@ -42,11 +43,12 @@ import Testing
   }
 
   @Test func cancellingOneOfSeveralCallersKeepsTheRequestForTheOthers() async throws {
-    // The server holds its answer until the test has seen the first caller leave.
+    // The server holds its answer until the test has seen the first caller leave (at most 60 s,
+    // so that a failing test cannot hold the connection thread for ever).
     let release = DispatchSemaphore(value: 0)
     let fixture = StackExchangeFixture()
     let harness = try DataManagerHarness { request in
-      _ = release.wait(timeout: .now() + 5)
+      _ = release.wait(timeout: .now() + 60)
       return fixture.respond(to: request)
     }
     let events = harness.manager.makeEvents()

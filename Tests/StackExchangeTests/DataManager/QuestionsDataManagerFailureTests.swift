@@ -1,6 +1,7 @@
 import FixtureServer
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 @testable import StackExchange
@@ -128,11 +129,17 @@ private func fixtureResponse(
   }
 
   @Test func refusedConnectionIsATransportError() async throws {
-    let harness = try DataManagerHarness(fixture: StackExchangeFixture())
-    harness.server.stop()
+    // Bound but not listening: refused for as long as it lives, unlike a stopped server's port,
+    // which another test's socket can take over.
+    let refusing = try LoopbackSocket.bound(listening: false)
+    defer { refusing.closeSocket() }
+    let dataManager = QuestionsDataManager(
+      manager: OperationQueueManager(name: "refused"),
+      baseURL: URL(string: "http://127.0.0.1:\(refusing.port)")!, session: testSession,
+      decoder: JSONDecoder())
 
     let error = try #require(
-      failure(of: await asyncResult(harness.dataManager, stackOverflow)) as? NetworkingError)
+      failure(of: await asyncResult(dataManager, stackOverflow)) as? NetworkingError)
 
     guard case .transport(let urlError) = error else {
       Issue.record("expected a transport error, got \(error)")
@@ -160,7 +167,7 @@ private func fixtureResponse(
 
   @Test func requestTimeoutFailsTheCallAndAbandonsTheRequest() async throws {
     let harness = try DataManagerHarness(
-      fixture: StackExchangeFixture(latency: .seconds(10)), requestTimeout: .milliseconds(300))
+      fixture: StackExchangeFixture(latency: .seconds(60)), requestTimeout: .milliseconds(300))
 
     let error = failure(of: await asyncResult(harness.dataManager, stackOverflow))
 

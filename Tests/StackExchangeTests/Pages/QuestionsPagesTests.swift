@@ -125,11 +125,11 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
 
     let consumer = Task { await collect(harness.dataManager.pages(tenPerPage, maxPages: 3)) }
     let requested = await harness.server.waitForRequests(
-      1, path: "/questions", timeout: .seconds(10))
+      1, path: "/questions", timeout: .seconds(30))
     consumer.cancel()
     let outcome = await completing(within: .seconds(30)) { await consumer.value }
-    // Well within the session's and the request's 10 s timeouts, which would close it too.
-    let closed = await harness.server.waitForAbandonedResponses(1, timeout: .seconds(3))
+    // Well within the session's and the request's 60 s timeouts, which would close it too.
+    let closed = await harness.server.waitForAbandonedResponses(1, timeout: .seconds(30))
 
     #expect(requested)
     #expect(outcome?.numbers == [])
@@ -151,7 +151,7 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
         for try await fetched in harness.dataManager.pages(tenPerPage, maxPages: 3) {
           // The request for page 2 went out when page 1 was delivered.
           let nextRequested = await harness.server.waitForRequests(
-            2, path: "/questions", timeout: .seconds(10))
+            2, path: "/questions", timeout: .seconds(30))
           return (fetched.number, nextRequested)
         }
       } catch {
@@ -159,8 +159,8 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
       }
       return nil
     }
-    // Well within the session's and the request's 10 s timeouts, which would close it too.
-    let closed = await harness.server.waitForAbandonedResponses(1, timeout: .seconds(3))
+    // Well within the session's and the request's 60 s timeouts, which would close it too.
+    let closed = await harness.server.waitForAbandonedResponses(1, timeout: .seconds(30))
 
     #expect(firstPage??.number == 1)
     #expect(firstPage??.nextRequested == true)
@@ -227,7 +227,7 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
   }
 }
 
-/// Holds the server's response to each page until the test releases it (at most 10 s).
+/// Holds the server's response to each page until the test releases it (at most 60 s).
 private final class PageReleases: Sendable {
   private let semaphores: [DispatchSemaphore]
 
@@ -238,7 +238,7 @@ private final class PageReleases: Sendable {
   /// Blocks the calling connection thread until page `number` is released.
   func waitForRelease(of number: Int) {
     guard semaphores.indices.contains(number - 1) else { return }
-    _ = semaphores[number - 1].wait(timeout: .now() + 10)
+    _ = semaphores[number - 1].wait(timeout: .now() + 60)
   }
 
   /// Lets the responses to page `number` go.

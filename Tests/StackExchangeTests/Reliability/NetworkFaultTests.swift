@@ -75,7 +75,7 @@ private func expectTransportFailure(
 
   /// Meets the fault `responder` answers with, from the three callers at once.
   private func meet(
-    session: URLSession = testSession, requestTimeout: Duration? = .seconds(10),
+    session: URLSession = testSession, requestTimeout: Duration? = .seconds(60),
     _ responder: @escaping @Sendable (FixtureRequest) -> FixtureResponse
   ) async throws -> FaultRun {
     let harness = try DataManagerHarness(
@@ -287,7 +287,7 @@ private func expectTransportFailure(
     let enqueued = events.operationIDs(with: .enqueued)
     #expect(enqueued.count >= rounds / 2)
     #expect(
-      await eventually(within: .seconds(10)) {
+      await eventually(within: .seconds(30)) {
         race.unfinishedOperations.allSatisfy { !enqueued.contains(ObjectIdentifier($0)) }
       })
     print(

@@ -37,7 +37,7 @@ enum NetworkingFixtures {
     "<html>\n<head><title>503 Service Unavailable</title></head>\n<body>down</body></html>"
 
   /// One session for every networking test, as the operation's documentation asks.
-  static let session = URLSession.makeNetworkingSession(timeout: .seconds(10))
+  static let session = URLSession.makeNetworkingSession(timeout: .seconds(60))
 }
 
 extension FixtureResponse {

@@ -16,7 +16,7 @@ struct RetryPayload: Decodable, Sendable, Equatable {
 /// Canned pieces of the retry tests.
 enum RetryFixtures {
   /// One session for every retry test, as the operation's documentation asks.
-  static let session = URLSession.makeNetworkingSession(timeout: .seconds(10))
+  static let session = URLSession.makeNetworkingSession(timeout: .seconds(60))
 
   /// A `200` whose body names the attempt that got it.
   static func success(attempt: Int) -> FixtureResponse {

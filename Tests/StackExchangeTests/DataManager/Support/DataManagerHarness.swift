@@ -9,7 +9,10 @@ import OperationCore
 #endif
 
 /// One session for every data manager test: sessions are made once and reused (PLATFORM-NOTES).
-let testSession = URLSession.makeNetworkingSession(timeout: .seconds(10))
+/// Its timeout, like the harness's default request timeout, leaves a loaded machine time to act
+/// while a response is held back, and comes long after a test has seen its caller close the
+/// connection.
+let testSession = URLSession.makeNetworkingSession(timeout: .seconds(60))
 
 /// A data manager wired to its own loopback fixture server and queue manager.
 struct DataManagerHarness {
@@ -20,7 +23,7 @@ struct DataManagerHarness {
   /// A harness whose server answers with `responder`.
   init(
     session: URLSession = testSession,
-    requestTimeout: Duration? = .seconds(10),
+    requestTimeout: Duration? = .seconds(60),
     backoffGate: BackoffGate = BackoffGate(),
     responder: @escaping @Sendable (FixtureRequest) -> FixtureResponse
   ) throws {
@@ -33,7 +36,7 @@ struct DataManagerHarness {
 
   /// A harness whose server is the StackExchange fixture.
   init(
-    fixture: StackExchangeFixture, requestTimeout: Duration? = .seconds(10),
+    fixture: StackExchangeFixture, requestTimeout: Duration? = .seconds(60),
     backoffGate: BackoffGate = BackoffGate()
   ) throws {
     try self.init(

@@ -124,7 +124,7 @@ final class CancellationRace: Sendable {
     }
     cancelQueue.asyncAfter(deadline: .now() + .microseconds(delay), execute: cancel)
     operations.withLock { $0.append(operation) }
-    let inTime = delivered.wait(timeout: .now() + 10) == .success
+    let inTime = delivered.wait(timeout: .now() + 30) == .success
     state.withLock { tally in
       tally.rounds += 1
       if !inTime { tally.hangs += 1 }
