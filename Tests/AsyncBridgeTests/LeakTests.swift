@@ -64,6 +64,7 @@ import Testing
     operation.release(1)
     await expectValue(1, from: task)
     #expect(await becomesIdle(manager))
+    #expect(manager.outstandingOperationCount == 0)
     return Survivors(operation, manager)
   }
 
@@ -81,10 +82,8 @@ import Testing
   private static func cancelledWhilePending() async -> Survivors {
     let manager = OperationQueueManager(name: "leak.cancelPending")
     manager.isSuspended = true
-    let log = EventLog(manager)
     let operation = ManualOperation(key: 1)
-    let task = Task { try await manager.perform(operation) }
-    #expect(await log.wait(for: .enqueued, of: operation))
+    let task = await taskPerformingEnqueued(operation, on: manager)
     task.cancel()
     await expectCancellation(of: task)
     manager.isSuspended = false
@@ -120,10 +119,8 @@ import Testing
   private static func asyncCancelledBeforeStarting() async -> Survivors {
     let manager = OperationQueueManager(name: "leak.asyncCancelPending")
     manager.isSuspended = true
-    let log = EventLog(manager)
     let operation = AsyncOperation(coalescingKey: 1) { () async throws -> Int in 1 }
-    let task = Task { try await manager.perform(operation) }
-    #expect(await log.wait(for: .enqueued, of: operation))
+    let task = await taskPerformingEnqueued(operation, on: manager)
     manager.cancelAllOperations()
     await expectCancellation(of: task)
     manager.isSuspended = false

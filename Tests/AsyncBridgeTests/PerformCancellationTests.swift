@@ -7,17 +7,6 @@ import Testing
 /// `manager.perform(_:)` and task cancellation: early (before calling in) and late (while
 /// waiting) are separate paths, tested separately.
 @Suite struct PerformCancellationTests {
-  @Test func performReturnsTheOperationsValue() async throws {
-    let manager = OperationQueueManager(name: "perform.value")
-    let operation = ManualOperation(key: 1)
-    let task = Task { try await manager.perform(operation) }
-    #expect(await operation.started.wait())
-    operation.release(42)
-    await expectValue(42, from: task)
-    #expect(await becomesIdle(manager))
-    #expect(manager.outstandingOperationCount == 0)
-  }
-
   @Test func performRethrowsTheOperationsFailure() async throws {
     let manager = OperationQueueManager(name: "perform.failure")
     let operation = ManualOperation(key: 1)
@@ -84,10 +73,8 @@ import Testing
   @Test func cancellingWhileQueueIsSuspendedResumesTheTaskPromptly() async throws {
     let manager = OperationQueueManager(name: "cancel.suspended")
     manager.isSuspended = true
-    let log = EventLog(manager)
     let operation = ManualOperation(key: 1)
-    let task = Task { try await manager.perform(operation) }
-    #expect(await log.wait(for: .enqueued, of: operation))
+    let task = await taskPerformingEnqueued(operation, on: manager)
 
     // The queue cannot make progress here, so resuming at all proves the cancellation path
     // resumed the task by itself; the bound only turns a hang into a failure.
@@ -109,14 +96,12 @@ import Testing
 
   @Test func cancellingWhilePendingBehindABlockerResumesAtOnce() async throws {
     let manager = OperationQueueManager(name: "cancel.pending", maxConcurrentOperationCount: 1)
-    let log = EventLog(manager)
     let blocker = ManualOperation(key: 0)
     let blockerTask = Task { try await manager.perform(blocker) }
     #expect(await blocker.started.wait())
 
     let operation = ManualOperation(key: 1)
-    let task = Task { try await manager.perform(operation) }
-    #expect(await log.wait(for: .enqueued, of: operation))
+    let task = await taskPerformingEnqueued(operation, on: manager)
 
     // The queue cannot make progress here, so resuming at all proves the cancellation path
     // resumed the task by itself; the bound only turns a hang into a failure.

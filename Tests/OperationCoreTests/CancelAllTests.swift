@@ -53,25 +53,4 @@ import Testing
     #expect(operations.allSatisfy { $0.mainCallCount == 0 })
     #expect(results.count == 6)
   }
-
-  @Test func workEnqueuedAfterCancelAllRunsFresh() async throws {
-    let manager = OperationQueueManager(name: "cancelAll.after")
-    manager.isSuspended = true
-    let cancelled = ManualOperation(key: 1, ending: .returning(1))
-    let results = ResultRecorder()
-    manager.enqueue(cancelled) { results.record($0) }
-    manager.cancelAllOperations()
-
-    let fresh = ManualOperation(key: 1, ending: .returning(2))
-    let admitted = manager.enqueue(fresh) { results.record($0) }
-    #expect(admitted === fresh)
-    manager.isSuspended = false
-
-    #expect(await results.wait(forCount: 2))
-    #expect(results.values.first?.isCancellation == true)
-    #expect(results.values.last?.value == 2)
-    #expect(await becomesIdle(manager))
-    #expect(cancelled.mainCallCount == 0)
-    #expect(fresh.mainCallCount == 1)
-  }
 }

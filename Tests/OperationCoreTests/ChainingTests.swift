@@ -22,8 +22,16 @@ import Testing
     #expect(await becomesIdle(manager))
   }
 
-  @Test func upstreamFailureReachesTheDownstreamCallerAsIs() async throws {
-    let manager = OperationQueueManager(name: "chain.failure")
+  /// How an upstream ends without a value.
+  enum UpstreamEnding: CaseIterable, Sendable {
+    case failure, cancellation
+  }
+
+  @Test(arguments: UpstreamEnding.allCases)
+  func anUpstreamEndingWithoutAValueHandsItsEndingToTheDownstreamCaller(
+    ending: UpstreamEnding
+  ) async throws {
+    let manager = OperationQueueManager(name: "chain.\(ending)")
     let upstream = ManualOperation()
     let downstream = DescribeOperation(upstream: upstream)
     let results = Recorder<Result<String, any Error>>()
@@ -31,9 +39,16 @@ import Testing
     manager.enqueue(downstream) { results.record($0) }
     #expect(await upstream.started.wait())
 
-    upstream.finish(throwing: TestError(code: 404))
+    switch ending {
+    case .failure: upstream.finish(throwing: TestError(code: 404))
+    case .cancellation: upstream.cancel()
+    }
     #expect(await results.wait(forCount: 1))
-    #expect(results.values.first?.failure as? TestError == TestError(code: 404))
+    let failure = results.values.first?.failure
+    switch ending {
+    case .failure: #expect(failure as? TestError == TestError(code: 404))
+    case .cancellation: #expect(failure is CancellationError)
+    }
     #expect(downstream.receivedInputs.isEmpty)
     #expect(await becomesIdle(manager))
     #expect(downstream.isFinished)
@@ -52,22 +67,6 @@ import Testing
     #expect(await results.wait(forCount: 1))
     #expect(results.values == [.failure(.notFound)])
     #expect(downstream.receivedInputs.isEmpty)
-  }
-
-  @Test func upstreamCancellationReachesTheDownstreamCallerAsCancellation() async throws {
-    let manager = OperationQueueManager(name: "chain.cancel")
-    let upstream = ManualOperation()
-    let downstream = DescribeOperation(upstream: upstream)
-    let results = Recorder<Result<String, any Error>>()
-    manager.enqueue(upstream)
-    manager.enqueue(downstream) { results.record($0) }
-    #expect(await upstream.started.wait())
-
-    upstream.cancel()
-    #expect(await results.wait(forCount: 1))
-    #expect(results.values.first?.failure is CancellationError)
-    #expect(downstream.receivedInputs.isEmpty)
-    #expect(await becomesIdle(manager))
   }
 
   @Test func upstreamCancelledBeforeStartReachesTheDownstreamCaller() async throws {

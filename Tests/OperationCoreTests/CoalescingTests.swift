@@ -95,13 +95,23 @@ import Testing
     #expect(ManualOperation(key: 3).coalescingKey == first)
   }
 
-  @Test func cancelledOperationIsNeverJoined() async throws {
+  /// Who cancels the pending operation before an identical request arrives.
+  enum Canceller: CaseIterable, Sendable {
+    case itsOwner, cancelAll
+  }
+
+  /// The identical request runs fresh, whoever cancelled the pending one.
+  @Test(arguments: Canceller.allCases)
+  func cancelledOperationIsNeverJoined(cancelledBy canceller: Canceller) async throws {
     let manager = OperationQueueManager(name: "coalescing.cancelled")
     manager.isSuspended = true
     let results = ResultRecorder()
     let cancelled = ManualOperation(key: 1, ending: .returning(1))
     manager.enqueue(cancelled) { results.record($0) }
-    cancelled.cancel()
+    switch canceller {
+    case .itsOwner: cancelled.cancel()
+    case .cancelAll: manager.cancelAllOperations()
+    }
 
     let fresh = ManualOperation(key: 1, ending: .returning(2))
     #expect(manager.enqueue(fresh) { results.record($0) } === fresh)

@@ -61,16 +61,44 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
 {
   // State lives in `dataTask`, guarded by its lock; the other stored properties are immutable.
   private let dataTask = Locked(DataTaskStateMachine<URLSessionDataTask, any RetryWait>())
-  private let validation: HTTPResponseValidation
+  private let exchange: Exchange
 
   /// The request the operation sends.
-  public let request: URLRequest
+  public var request: URLRequest { exchange.request }
   /// The session the request goes through; shared, never invalidated by the operation.
-  public let session: URLSession
+  public var session: URLSession { exchange.session }
   /// The largest response body, in bytes, the operation accepts.
-  public var maxResponseBytes: Int { validation.maxResponseBytes }
+  public var maxResponseBytes: Int { exchange.validation.maxResponseBytes }
   /// When a failed attempt is sent again, and after how long.
-  public let retryPolicy: RetryPolicy
+  public var retryPolicy: RetryPolicy { exchange.retryPolicy }
+
+  /// What the operation sends and how it treats the answers: fixed when it is created.
+  private struct Exchange: Sendable {
+    let request: URLRequest
+    let session: URLSession
+    let retryPolicy: RetryPolicy
+    let validation: HTTPResponseValidation
+
+    init(
+      request: URLRequest, session: URLSession, decoder: JSONDecoder, maxResponseBytes: Int,
+      serverErrorType: (any ServerErrorBody.Type)?, retryPolicy: RetryPolicy
+    ) {
+      self.request = Self.honouringTimeout(request)
+      self.session = session
+      self.retryPolicy = retryPolicy
+      validation = HTTPResponseValidation(
+        decoder: decoder, maxResponseBytes: maxResponseBytes, serverErrorType: serverErrorType)
+    }
+
+    /// `request` with a fractional timeout rounded up where the platform ignores fractions.
+    private static func honouringTimeout(_ request: URLRequest) -> URLRequest {
+      let honoured = URLSession.honouredTimeoutInterval(request.timeoutInterval)
+      guard honoured != request.timeoutInterval else { return request }
+      var request = request
+      request.timeoutInterval = honoured
+      return request
+    }
+  }
 
   /// Creates an operation that sends `request` once its queue starts it.
   ///
@@ -96,11 +124,9 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
     retryPolicy: RetryPolicy = .none,
     coalescing: RequestCoalescing = .automatic
   ) {
-    self.request = Self.honouringTimeout(request)
-    self.session = session
-    self.retryPolicy = retryPolicy
-    self.validation = HTTPResponseValidation(
-      decoder: decoder, maxResponseBytes: maxResponseBytes, serverErrorType: serverErrorType)
+    exchange = Exchange(
+      request: request, session: session, decoder: decoder, maxResponseBytes: maxResponseBytes,
+      serverErrorType: serverErrorType, retryPolicy: retryPolicy)
     if let key = coalescing.key(for: request) {
       super.init(coalescingKey: key)
     } else {
@@ -129,11 +155,9 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
     retryPolicy: RetryPolicy = .none,
     coalescingKey: some Hashable & Sendable
   ) {
-    self.request = Self.honouringTimeout(request)
-    self.session = session
-    self.retryPolicy = retryPolicy
-    self.validation = HTTPResponseValidation(
-      decoder: decoder, maxResponseBytes: maxResponseBytes, serverErrorType: serverErrorType)
+    exchange = Exchange(
+      request: request, session: session, decoder: decoder, maxResponseBytes: maxResponseBytes,
+      serverErrorType: serverErrorType, retryPolicy: retryPolicy)
     super.init(coalescingKey: coalescingKey)
   }
 
@@ -145,15 +169,6 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
   /// - Returns: An ephemeral session without a URL cache; create one and reuse it.
   public static func makeSession(timeout: Duration = .seconds(30)) -> URLSession {
     URLSession.makeNetworkingSession(timeout: timeout)
-  }
-
-  /// `request` with a fractional timeout rounded up where the platform ignores fractions.
-  private static func honouringTimeout(_ request: URLRequest) -> URLRequest {
-    let honoured = URLSession.honouredTimeoutInterval(request.timeoutInterval)
-    guard honoured != request.timeoutInterval else { return request }
-    var request = request
-    request.timeoutInterval = honoured
-    return request
   }
 
   /// Creates and resumes the data task. Called by the queue through `start()`.
@@ -216,7 +231,7 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
       attemptFailed(attempt, HTTPResponseValidation.transportFailure(error), serverMinimum: nil)
       return
     }
-    let validation = validation
+    let validation = exchange.validation
     DispatchQueue.global().async { [self] in
       switch validation.decode(Value.self, data: data, response: response) {
       case .success(let value):

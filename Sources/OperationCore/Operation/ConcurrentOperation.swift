@@ -92,10 +92,6 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       return (action, state.observer)
     }
     switch action {
-    case .none:
-      return
-    case .reportFinished:
-      reportFinished(to: observer)
     case .run(let timeout, _):
       #if canImport(Darwin)
         willChangeValue(forKey: "isExecuting")
@@ -106,6 +102,10 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       if let timeout { scheduleTimeout(after: timeout) }
       if let threshold = observer?.stallThreshold { scheduleStallCheck(after: threshold) }
       main()
+    case .reportFinished:
+      reportFinished(to: observer)
+    case .none:
+      return
     }
   }
 

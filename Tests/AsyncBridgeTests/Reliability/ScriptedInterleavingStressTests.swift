@@ -154,12 +154,12 @@ import Testing
         let operation = operations[index]
         let value = Self.value(for: keys[index])
         DispatchQueue.global().async { operation.release(value) }
-      case .cancelAll:
-        invariants.cancelAll(manager, othersMaySettle: true)
       case .suspend:
         manager.isSuspended = true
       case .resume:
         manager.isSuspended = false
+      case .cancelAll:
+        invariants.cancelAll(manager, othersMaySettle: true)
       case .yield:
         await Task.yield()
       }
