@@ -38,11 +38,6 @@ package struct OperationWaiter: Sendable {
     self.deliver = deliver
   }
 
-  /// Creates a waiter that resumes an awaiting task, on the settling thread; it may leave.
-  package init(continuation: CheckedContinuation<ErasedOutcome, Never>) {
-    self.init(interest: .untilLeaving, callbackQueue: nil) { continuation.resume(returning: $0) }
-  }
-
   /// Hands `outcome` to the waiter. Call it outside any lock.
   package func resume(with outcome: ErasedOutcome) {
     if let callbackQueue {
