@@ -34,8 +34,8 @@ enum AwaitedWaiter {
   static func register(
     timeout: Duration?,
     _ register: (OperationWaiter) -> (any WaiterRemoving, OperationWaiter.ID?)
-  ) -> SuspensionPoint<ErasedOutcome> {
-    let point = SuspensionPoint<ErasedOutcome>()
+  ) -> SuspensionPoint {
+    let point = SuspensionPoint()
     if Task.isCancelled {
       point.deliver(.cancelled)
       return point

@@ -139,7 +139,7 @@ extension OperationQueueManager {
     _ operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority?,
     timeout: Duration?
-  ) -> SuspensionPoint<ErasedOutcome> {
+  ) -> SuspensionPoint {
     var request = Optional(consume operation)
     return AwaitedWaiter.register(timeout: timeout) { waiter in
       guard let operation = request.take() else { preconditionFailure("registered twice") }

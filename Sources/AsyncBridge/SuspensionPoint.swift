@@ -35,7 +35,7 @@ protocol RegisteredWaiter: Sendable {
 /// operation. Lock-free, one allocation; each value it stores is written once, before an
 /// atomic store or exchange publishes it, and read only after acquiring that.
 @usableFromInline
-final class SuspensionPoint<Outcome: Sendable>: @unchecked Sendable {
+final class SuspensionPoint: @unchecked Sendable {
   // Handoff stages.
   private static var empty: UInt8 { 0 }
   private static var suspended: UInt8 { 1 }
@@ -51,7 +51,7 @@ final class SuspensionPoint<Outcome: Sendable>: @unchecked Sendable {
   // `attach` resume it, exactly once. A checked one would cost each await an allocation and
   // about 1,500 instructions (docs/PERFORMANCE.md).
   private var continuation: UnsafeContinuation<Void, Never>?
-  private var handedOver: Outcome?
+  private var handedOver: ErasedOutcome?
 
   private let registration = Atomic<UInt8>(0)
   private var waiter: (any RegisteredWaiter)?
@@ -64,7 +64,7 @@ final class SuspensionPoint<Outcome: Sendable>: @unchecked Sendable {
   // MARK: Outcome against suspension
 
   /// Hands the caller its outcome. Called exactly once (the waiter's owner guarantees it).
-  func deliver(_ outcome: Outcome) {
+  func deliver(_ outcome: ErasedOutcome) {
     handedOver = outcome
     guard handoff.exchange(Self.delivered, ordering: .acquiringAndReleasing) == Self.suspended,
       let continuation
@@ -76,7 +76,7 @@ final class SuspensionPoint<Outcome: Sendable>: @unchecked Sendable {
   /// the task makes the registered waiter leave with cancellation.
   @inlinable
   @inline(__always)
-  func outcome() async -> Outcome {
+  func outcome() async -> ErasedOutcome {
     await withTaskCancellationHandler {
       await withUnsafeContinuation { attach($0) }
     } onCancel: {
@@ -97,7 +97,7 @@ final class SuspensionPoint<Outcome: Sendable>: @unchecked Sendable {
 
   /// The outcome, once the caller has resumed; closes the registration.
   @usableFromInline
-  func takeOutcome() -> Outcome {
+  func takeOutcome() -> ErasedOutcome {
     close()
     // Written before the exchange that let this task resume.
     guard let handedOver else { preconditionFailure("resumed without an outcome") }

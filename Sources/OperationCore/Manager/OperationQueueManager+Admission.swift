@@ -198,7 +198,13 @@ extension OperationQueueManager {
   }
 
   /// Under the manager's lock: adds `waiter` to the open operation indexed under `key`, unless
-  /// it is `operation` itself or not of `type`.
+  /// it is `operation` itself.
+  ///
+  /// No dynamic cast: an operation is indexed under its own key, and a key names the exact
+  /// class of the operations that build it (``ConcurrentOperation/init(coalescingKey:)`` uses
+  /// `Self`), so an operation found under a key built for a `type` subclass is of that class.
+  /// (A checked cast here looked up the generic class's metadata on every join: ~1,000
+  /// instructions.)
   private static func join<Value, Failure>(
     _ key: CoalescingKey,
     as type: ConcurrentOperation<Value, Failure>.Type,
@@ -206,8 +212,9 @@ extension OperationQueueManager {
     excluding operation: ConcurrentOperation<Value, Failure>?,
     waiter: OperationWaiter?
   ) -> Admission<Value, Failure>? {
-    guard let current = state.inFlight[key] as? ConcurrentOperation<Value, Failure>,
-      current !== operation,
+    guard let found = state.inFlight[key] else { return nil }
+    let current = unsafeDowncast(found, to: type)
+    guard current !== operation,
       case .joined(let id, _) = current.join(waiter)
     else { return nil }
     return Admission(operation: current, waiterID: id)
