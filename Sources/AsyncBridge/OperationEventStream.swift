@@ -6,7 +6,8 @@ import OperationCore
 /// Each stream has its own bounded buffer. When a consumer falls behind by more than the
 /// buffer size, the oldest unread events are dropped: a slow consumer never blocks the queue
 /// or the threads finishing operations. The subscription ends when the iterating task is
-/// cancelled or the stream is released; iteration ends when the manager is released.
+/// cancelled or the stream and its iterator are released; iteration ends when the manager is
+/// released, once the buffered events are handed out.
 ///
 /// Events of different operations interleave freely. One operation's events always come in
 /// lifecycle order, `enqueued`, `joined`…, `started`, `joined`…, then exactly one `finished`
@@ -16,22 +17,91 @@ import OperationCore
 public struct OperationEventStream: AsyncSequence, Sendable {
   /// The event type.
   public typealias Element = OperationEvent
+  /// Iterating never throws.
+  public typealias Failure = Never
 
-  private let stream: AsyncStream<OperationEvent>
+  private let subscription: Subscription
 
   init(hub: OperationEventHub, bufferSize: Int) {
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: OperationEvent.self, bufferingPolicy: .bufferingNewest(Swift.max(1, bufferSize)))
-    let id = hub.subscribe(
-      OperationEventHub.Subscriber(
-        receive: { continuation.yield($0) }, finish: { continuation.finish() }))
-    continuation.onTermination = { @Sendable [weak hub] _ in hub?.unsubscribe(id) }
-    self.stream = stream
+    subscription = Subscription(hub: hub, bufferSize: Swift.max(1, bufferSize))
   }
 
-  /// Makes the iterator.
-  public func makeAsyncIterator() -> AsyncStream<OperationEvent>.Iterator {
-    stream.makeAsyncIterator()
+  /// Makes the iterator. Iterate from one task.
+  public func makeAsyncIterator() -> Iterator {
+    Iterator(subscription: subscription)
+  }
+
+  /// Hands out a stream's events, taking them from its buffer a batch at a time.
+  public struct Iterator: AsyncIteratorProtocol {
+    private let subscription: Subscription
+    private var batch: [OperationEvent] = []
+    private var index = 0
+
+    fileprivate init(subscription: Subscription) {
+      self.subscription = subscription
+    }
+
+    /// The next event, waiting for one if none is buffered; nil once the manager is released
+    /// and every buffered event was handed out, or at once when the calling task is cancelled
+    /// (which ends the subscription).
+    public mutating func next() async -> OperationEvent? {
+      if Task.isCancelled {
+        subscription.end()
+        return nil
+      }
+      if index < batch.count {
+        defer { index += 1 }
+        return batch[index]
+      }
+      guard let next = await subscription.nextBatch() else {
+        batch = []
+        return nil
+      }
+      batch = next
+      index = 1
+      return next[0]
+    }
+  }
+}
+
+/// One stream's subscription to a hub: its buffer, and its end when the stream and its
+/// iterators are released or the iterating task is cancelled.
+private final class Subscription: Sendable {
+  let buffer: EventBuffer
+  private weak let hub: OperationEventHub?
+  private let id: OperationEventHub.SubscriptionID
+
+  init(hub: OperationEventHub, bufferSize: Int) {
+    let buffer = EventBuffer(capacity: bufferSize)
+    self.buffer = buffer
+    self.hub = hub
+    id = hub.subscribe(
+      OperationEventHub.Subscriber(
+        receive: { buffer.receive($0) }, finish: { buffer.finish() }))
+  }
+
+  deinit { end() }
+
+  /// The next batch of events, at least one, waiting for it; nil once the stream has ended.
+  func nextBatch() async -> [OperationEvent]? {
+    switch buffer.take() {
+    case .batch(let events):
+      return events
+    case .end:
+      return nil
+    case .wait:
+      return await withTaskCancellationHandler {
+        await withUnsafeContinuation { buffer.wait($0) }
+      } onCancel: {
+        end()
+      }
+    }
+  }
+
+  /// Stops the subscription: the hub forgets it, and a waiting consumer gets the end.
+  func end() {
+    buffer.terminate()
+    hub?.unsubscribe(id)
   }
 }
 
