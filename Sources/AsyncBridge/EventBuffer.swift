@@ -1,5 +1,4 @@
 import OperationCore
-import Synchronization
 
 /// The buffer between a manager's event hub and the one task iterating an
 /// ``OperationEventStream``.
@@ -31,13 +30,14 @@ final class EventBuffer: Sendable {
     case end
   }
 
-  private let state: Mutex<State>
+  // A pthread lock, not `Mutex`: ThreadSanitizer does not see `Mutex`'s hand-off on Linux.
+  private let state: Locked<State>
   private let capacity: Int
 
   /// An empty buffer keeping at most `capacity` unread events (the oldest are dropped).
   init(capacity: Int) {
     self.capacity = capacity
-    state = Mutex(.buffering(BoundedEvents(capacity: capacity), isFinished: false))
+    state = Locked(.buffering(BoundedEvents(capacity: capacity), isFinished: false))
   }
 
   // MARK: Publishers
