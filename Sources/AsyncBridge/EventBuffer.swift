@@ -15,7 +15,7 @@ final class EventBuffer: Sendable {
     /// released): the consumer gets what is buffered, then the end.
     case buffering(BoundedEvents, isFinished: Bool)
     /// Suspended, nothing buffered: the next event (or the end) resumes it.
-    case waiting(UnsafeContinuation<[OperationEvent]?, Never>)
+    case waiting(CheckedContinuation<[OperationEvent]?, Never>)
     /// The consumer has gone (its task was cancelled, or the stream released): nothing is kept.
     case terminated
   }
@@ -45,7 +45,7 @@ final class EventBuffer: Sendable {
   /// Buffers `event`, or hands it to the waiting consumer. Called under the publishing
   /// operation's lock: it only buffers and, at most, resumes a continuation.
   func receive(_ event: OperationEvent) {
-    let waiting = state.withLock { state -> UnsafeContinuation<[OperationEvent]?, Never>? in
+    let waiting = state.withLock { state -> CheckedContinuation<[OperationEvent]?, Never>? in
       switch consume state {
       case .buffering(var events, let isFinished):
         // Nothing comes after the end.
@@ -65,7 +65,7 @@ final class EventBuffer: Sendable {
 
   /// The hub has gone: the consumer gets what is buffered, then the end.
   func finish() {
-    let waiting = state.withLock { state -> UnsafeContinuation<[OperationEvent]?, Never>? in
+    let waiting = state.withLock { state -> CheckedContinuation<[OperationEvent]?, Never>? in
       switch consume state {
       case .buffering(let events, _):
         state = .buffering(events, isFinished: true)
@@ -103,7 +103,7 @@ final class EventBuffer: Sendable {
 
   /// Parks the consumer until events (or the end) arrive; resumes it at once if they already
   /// have.
-  func wait(_ continuation: UnsafeContinuation<[OperationEvent]?, Never>) {
+  func wait(_ continuation: CheckedContinuation<[OperationEvent]?, Never>) {
     let now = state.withLock { state -> [OperationEvent]?? in
       switch consume state {
       case .buffering(var events, let isFinished):
@@ -130,7 +130,7 @@ final class EventBuffer: Sendable {
 
   /// The consumer has gone: drops what is buffered and ends a pending wait.
   func terminate() {
-    let waiting = state.withLock { state -> UnsafeContinuation<[OperationEvent]?, Never>? in
+    let waiting = state.withLock { state -> CheckedContinuation<[OperationEvent]?, Never>? in
       switch consume state {
       case .waiting(let continuation):
         state = .terminated

@@ -91,7 +91,7 @@ private final class Subscription: Sendable {
       return nil
     case .wait:
       return await withTaskCancellationHandler {
-        await withUnsafeContinuation { buffer.wait($0) }
+        await withCheckedContinuation { buffer.wait($0) }
       } onCancel: {
         end()
       }

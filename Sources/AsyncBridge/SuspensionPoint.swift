@@ -47,10 +47,9 @@ final class SuspensionPoint: @unchecked Sendable {
 
   private let handoff = Atomic<UInt8>(0)
   // The continuation carries nothing: the outcome stays here, so the suspended task's frames
-  // hold no copy of it. It is unchecked: the handoff's stages let exactly one of `deliver` and
-  // `attach` resume it, exactly once. A checked one would cost each await an allocation and
-  // about 1,500 instructions (docs/PERFORMANCE.md).
-  private var continuation: UnsafeContinuation<Void, Never>?
+  // hold no copy of it. Checked, as DESIGN.md asks of the bridge's entry points, although the
+  // handoff's stages already let exactly one of `deliver` and `attach` resume it, once.
+  private var continuation: CheckedContinuation<Void, Never>?
   private var handedOver: ErasedOutcome?
 
   private let registration = Atomic<UInt8>(0)
@@ -78,7 +77,7 @@ final class SuspensionPoint: @unchecked Sendable {
   @inline(__always)
   func outcome() async -> ErasedOutcome {
     await withTaskCancellationHandler {
-      await withUnsafeContinuation { attach($0) }
+      await withCheckedContinuation { attach($0) }
     } onCancel: {
       leave(.cancellation)
     }
@@ -88,7 +87,7 @@ final class SuspensionPoint: @unchecked Sendable {
   /// Parks the suspended caller's continuation, or resumes it at once if the outcome came
   /// first.
   @usableFromInline
-  func attach(_ continuation: UnsafeContinuation<Void, Never>) {
+  func attach(_ continuation: CheckedContinuation<Void, Never>) {
     self.continuation = continuation
     let (suspended, _) = handoff.compareExchange(
       expected: Self.empty, desired: Self.suspended, ordering: .acquiringAndReleasing)

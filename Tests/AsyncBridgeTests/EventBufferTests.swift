@@ -29,7 +29,7 @@ import Testing
       case .end:
         return batches
       case .wait:
-        guard let events = await withUnsafeContinuation({ buffer.wait($0) }) else {
+        guard let events = await withCheckedContinuation({ buffer.wait($0) }) else {
           return batches
         }
         batches.append(events.map(\.waiterCount))
@@ -61,7 +61,7 @@ import Testing
       Issue.record("an empty buffer did not ask the consumer to wait")
       return
     }
-    let waiting = Task { await withUnsafeContinuation { buffer.wait($0) }?.map(\.waiterCount) }
+    let waiting = Task { await withCheckedContinuation { buffer.wait($0) }?.map(\.waiterCount) }
     // Whether the consumer parked before the event or not, the event reaches it.
     buffer.receive(Self.event(7))
 
