@@ -98,8 +98,12 @@ final class SuspensionPoint: @unchecked Sendable {
   @usableFromInline
   func takeOutcome() -> ErasedOutcome {
     close()
-    // Written before the exchange that let this task resume.
-    guard let handedOver else { preconditionFailure("resumed without an outcome") }
+    // Written before the exchange that published `delivered`. Acquiring that stage here orders
+    // the read after the write by itself, whichever thread resumed the task (ThreadSanitizer
+    // saw no order through the continuation alone).
+    guard handoff.load(ordering: .acquiring) == Self.delivered, let handedOver else {
+      preconditionFailure("resumed without an outcome")
+    }
     return handedOver
   }
 
