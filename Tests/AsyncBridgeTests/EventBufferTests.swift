@@ -11,10 +11,10 @@ import Testing
 /// ends with the next event, with the end of the hub, or with the consumer's departure.
 @Suite struct EventBufferTests {
   /// An event whose waiter count numbers it.
-  private static func event(_ number: Int) -> OperationEvent {
+  static func numbered(_ number: Int) -> OperationEvent {
     OperationEvent(
       kind: .started, operationName: "Numbered", key: nil, waiterCount: number, duration: nil,
-      operationID: ObjectIdentifier(EventBufferTests.Marker.self))
+      operationID: ObjectIdentifier(Marker.self))
   }
 
   private final class Marker {}
@@ -39,7 +39,7 @@ import Testing
 
   @Test func unreadEventsComeInOneBatchInTheOrderReceived() async throws {
     let buffer = EventBuffer(capacity: 16)
-    for number in 0..<10 { buffer.receive(Self.event(number)) }
+    for number in 0..<10 { buffer.receive(Self.numbered(number)) }
     buffer.finish()
 
     #expect(await Self.drain(buffer) == [Array(0..<10)])
@@ -49,7 +49,7 @@ import Testing
   func aFullBufferKeepsTheNewestEvents(capacity: Int) async throws {
     let buffer = EventBuffer(capacity: capacity)
     let count = capacity * 5 + 2
-    for number in 0..<count { buffer.receive(Self.event(number)) }
+    for number in 0..<count { buffer.receive(Self.numbered(number)) }
     buffer.finish()
 
     #expect(await Self.drain(buffer) == [Array((count - capacity)..<count)])
@@ -63,7 +63,7 @@ import Testing
     }
     let waiting = Task { await withCheckedContinuation { buffer.wait($0) }?.map(\.waiterCount) }
     // Whether the consumer parked before the event or not, the event reaches it.
-    buffer.receive(Self.event(7))
+    buffer.receive(Self.numbered(7))
 
     #expect(await completing { await waiting.value } == [7])
   }
@@ -71,10 +71,10 @@ import Testing
   @Test func theEndReachesAWaitingConsumerAfterWhatWasBuffered() async throws {
     let buffer = EventBuffer(capacity: 4)
     let consumer = Task { await Self.drain(buffer) }
-    buffer.receive(Self.event(1))
-    buffer.receive(Self.event(2))
+    buffer.receive(Self.numbered(1))
+    buffer.receive(Self.numbered(2))
     buffer.finish()
-    buffer.receive(Self.event(3))
+    buffer.receive(Self.numbered(3))
 
     let batches = await completing { await consumer.value }
     // One batch or two, depending on when the consumer ran; never the event after the end.
@@ -84,9 +84,9 @@ import Testing
   @Test func terminatingEndsAWaitAndDropsLaterEvents() async throws {
     let buffer = EventBuffer(capacity: 4)
     let consumer = Task { await Self.drain(buffer) }
-    buffer.receive(Self.event(1))
+    buffer.receive(Self.numbered(1))
     buffer.terminate()
-    buffer.receive(Self.event(2))
+    buffer.receive(Self.numbered(2))
 
     let batches = await completing { await consumer.value }
     // The first event may have reached the consumer before the departure; nothing after it.
@@ -107,7 +107,7 @@ import Testing
     let published = AsyncCounter()
     for thread in 0..<threads {
       Thread.detachNewThread {
-        for index in 0..<perThread { buffer.receive(Self.event(thread * perThread + index)) }
+        for index in 0..<perThread { buffer.receive(Self.numbered(thread * perThread + index)) }
         _ = published.increment()
       }
     }
@@ -121,5 +121,96 @@ import Testing
       let own = received.filter { $0 / perThread == thread }
       #expect(own == own.sorted(), "thread \(thread)'s events out of order")
     }
+  }
+}
+
+/// Rounds of publishers, a consumer and an ending racing each other on one buffer. Invariants:
+/// the consumer always returns (never a hang), gets no event twice, and gets each publisher's
+/// events in the order published; with an end by `finish`, it gets every event published
+/// before the end.
+@Suite struct EventBufferStressTests {
+  /// How a round ends.
+  private enum Ending: CaseIterable {
+    case finish, terminate, cancelConsumer
+  }
+
+  @Test func publishersConsumerAndEndingRaceWithoutHangsOrDisorder() async throws {
+    let seed = UInt64.random(in: 1...UInt64.max)
+    var rng = SeededGenerator(seed: seed)
+    let deadline = ContinuousClock.now + StressBudget.scaled(.seconds(3))
+    var rounds = 0
+    while rounds < 20 || (ContinuousClock.now < deadline && rounds < 2_000) {
+      rounds += 1
+      let ending = Ending.allCases.randomElement(using: &rng)!
+      let perPublisher = Int.random(in: 1...200, using: &rng)
+      let publishers = Int.random(in: 1...3, using: &rng)
+      let capacity = publishers * perPublisher
+      let problem = await Self.round(
+        ending: ending, publishers: publishers, perPublisher: perPublisher, capacity: capacity)
+      if let problem {
+        Issue.record("seed \(seed), round \(rounds), \(ending): \(problem)")
+        return
+      }
+    }
+  }
+
+  /// One round; returns what went wrong, if anything.
+  private static func round(
+    ending: Ending, publishers: Int, perPublisher: Int, capacity: Int
+  ) async -> String? {
+    let buffer = EventBuffer(capacity: capacity)
+    let consumer = Task { () -> [Int] in
+      var received: [Int] = []
+      while true {
+        switch buffer.take() {
+        case .batch(let events):
+          received += events.map(\.waiterCount)
+        case .end:
+          return received
+        case .wait:
+          let batch = await withTaskCancellationHandler {
+            await withCheckedContinuation { buffer.wait($0) }
+          } onCancel: {
+            buffer.terminate()
+          }
+          guard let batch else { return received }
+          received += batch.map(\.waiterCount)
+        }
+      }
+    }
+    let published = AsyncCounter()
+    for publisher in 0..<publishers {
+      Thread.detachNewThread {
+        for index in 0..<perPublisher {
+          buffer.receive(EventBufferTests.numbered(publisher * perPublisher + index))
+        }
+        _ = published.increment()
+      }
+    }
+    let publishedAll: Bool
+    switch ending {
+    case .finish:
+      publishedAll = await published.wait(untilAtLeast: publishers)
+      buffer.finish()
+    case .terminate:
+      publishedAll = true
+      Thread.detachNewThread { buffer.terminate() }
+    case .cancelConsumer:
+      publishedAll = true
+      consumer.cancel()
+    }
+    let received = await completing(within: .seconds(30)) { await consumer.value }
+    guard publishedAll, let received else { return "the consumer never returned" }
+    if Set(received).count != received.count { return "an event arrived twice" }
+    for publisher in 0..<publishers {
+      let own = received.filter { $0 / perPublisher == publisher }
+      if own != own.sorted() { return "publisher \(publisher)'s events out of order" }
+    }
+    if ending == .finish && received.count != publishers * perPublisher {
+      return "\(received.count) of \(publishers * perPublisher) events before the end arrived"
+    }
+    // Let the publishers of an early ending finish before the next round.
+    _ = await published.wait(untilAtLeast: publishers)
+    return nil
   }
 }
