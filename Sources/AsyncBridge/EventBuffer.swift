@@ -1,9 +1,10 @@
+import Dispatch
 import OperationCore
 
 /// The buffer between a manager's event hub and the one task iterating an
 /// ``OperationEventStream``.
 ///
-/// Publishers append under a lock and resume the consumer only when it waits; the consumer
+/// Publishers append under a lock and wake the consumer only when it waits; the consumer
 /// takes everything buffered at once, so it touches the lock once per batch, not once per
 /// event. Written for `OperationEvent` alone: a generic buffer (such as `AsyncStream`'s) looks
 /// up its generic metadata on every call when it is not specialised, which cost more than the
@@ -43,7 +44,8 @@ final class EventBuffer: Sendable {
   // MARK: Publishers
 
   /// Buffers `event`, or hands it to the waiting consumer. Called under the publishing
-  /// operation's lock: it only buffers and, at most, resumes a continuation.
+  /// operation's lock, so it never resumes the consumer itself: the resume goes to a global
+  /// dispatch queue. Events published meanwhile are buffered behind `event`.
   func receive(_ event: OperationEvent) {
     let waiting = state.withLock { state -> CheckedContinuation<[OperationEvent]?, Never>? in
       switch consume state {
@@ -60,7 +62,7 @@ final class EventBuffer: Sendable {
         return nil
       }
     }
-    waiting?.resume(returning: [event])
+    if let waiting { DispatchQueue.global().async { waiting.resume(returning: [event]) } }
   }
 
   /// The hub has gone: the consumer gets what is buffered, then the end.
