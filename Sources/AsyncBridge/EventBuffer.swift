@@ -6,19 +6,47 @@ import OperationCore
 ///
 /// Publishers append under a lock and wake the consumer only when it waits; the consumer
 /// takes everything buffered at once, so it touches the lock once per batch, not once per
-/// event. Written for `OperationEvent` alone: a generic buffer (such as `AsyncStream`'s) looks
-/// up its generic metadata on every call when it is not specialised, which cost more than the
-/// rest of publishing an event.
-final class EventBuffer: Sendable {
+/// event, and hands the batch's storage back for the next one (see ``BoundedEvents``). A wake
+/// is one dispatched block, and it hands over everything buffered by the time it runs: events
+/// published while it is on its way ride with it, so a busy publisher pays for one wake per
+/// batch, not one per event.
+///
+/// Written for `OperationEvent` alone: a generic buffer (such as `AsyncStream`'s) looks up its
+/// generic metadata on every call when it is not specialised, which cost more than the rest of
+/// publishing an event. For the same reason the parked continuation sits in a ``Parked`` box:
+/// `CheckedContinuation`'s layout is known only at run time, and in an enum's payload it made
+/// every event pay for run-time enum tag calls and outlined copies. The events themselves sit
+/// beside the consumer's state, not in its payloads, so buffering one changes them in place.
+final class EventBuffer: EventSink {
   /// What the consumer is doing.
-  private enum State {
-    /// Not waiting: events accumulate. `isFinished` once the hub has gone (the manager was
-    /// released): the consumer gets what is buffered, then the end.
-    case buffering(BoundedEvents, isFinished: Bool)
+  private enum Consumer {
+    /// Not waiting: events accumulate until it takes them.
+    case running
     /// Suspended, nothing buffered: the next event (or the end) resumes it.
-    case waiting(CheckedContinuation<[OperationEvent]?, Never>)
-    /// The consumer has gone (its task was cancelled, or the stream released): nothing is kept.
-    case terminated
+    case parked(Parked)
+    /// Suspended, and a dispatched wake holds its continuation: events accumulate until the
+    /// wake runs and hands them over (see ``wake(_:)``).
+    case waking
+    /// Gone (its task was cancelled, or the stream released): nothing is kept.
+    case gone
+  }
+
+  private struct State {
+    var consumer = Consumer.running
+    /// Unread events, oldest first.
+    var events: BoundedEvents
+    /// The hub has gone (the manager was released): the consumer gets what is buffered, then
+    /// the end, and nothing is buffered after it.
+    var isFinished = false
+  }
+
+  /// The suspended consumer's continuation.
+  final class Parked: Sendable {
+    let continuation: CheckedContinuation<[OperationEvent]?, Never>
+
+    init(_ continuation: CheckedContinuation<[OperationEvent]?, Never>) {
+      self.continuation = continuation
+    }
   }
 
   /// What the consumer does after asking for events.
@@ -33,71 +61,86 @@ final class EventBuffer: Sendable {
 
   // A pthread lock, not `Mutex`: ThreadSanitizer does not see `Mutex`'s hand-off on Linux.
   private let state: Locked<State>
-  private let capacity: Int
 
   /// An empty buffer keeping at most `capacity` unread events (the oldest are dropped).
   init(capacity: Int) {
-    self.capacity = capacity
-    state = Locked(.buffering(BoundedEvents(capacity: capacity), isFinished: false))
+    state = Locked(State(events: BoundedEvents(capacity: capacity)))
   }
 
   // MARK: Publishers
 
-  /// Buffers `event`, or hands it to the waiting consumer. Called under the publishing
-  /// operation's lock, so it never resumes the consumer itself: the resume goes to a global
-  /// dispatch queue. Events published meanwhile are buffered behind `event`.
+  /// Buffers `event`, waking the consumer if it waits. Called under the publishing
+  /// operation's lock, so it never resumes the consumer itself: the wake goes to a global
+  /// dispatch queue, and hands over `event` with whatever is published before it runs.
   func receive(_ event: OperationEvent) {
-    let waiting = state.withLock { state -> CheckedContinuation<[OperationEvent]?, Never>? in
-      switch consume state {
-      case .buffering(var events, let isFinished):
-        // Nothing comes after the end.
-        if !isFinished { events.append(event) }
-        state = .buffering(events, isFinished: isFinished)
+    let parked = state.withLock { state -> Parked? in
+      switch state.consumer {
+      case .running, .waking:
+        if !state.isFinished { state.events.append(event) }
         return nil
-      case .waiting(let continuation):
-        state = .buffering(BoundedEvents(capacity: capacity), isFinished: false)
-        return continuation
-      case .terminated:
-        state = .terminated
+      case .parked(let parked):
+        // A parked consumer has seen no end yet: the end resumes it.
+        state.events.append(event)
+        state.consumer = .waking
+        return parked
+      case .gone:
         return nil
       }
     }
-    if let waiting { DispatchQueue.global().async { waiting.resume(returning: [event]) } }
+    if let parked { DispatchQueue.global().async { self.wake(parked) } }
+  }
+
+  /// The dispatched wake: resumes the consumer with everything buffered now (nil when the
+  /// consumer has gone meanwhile).
+  private func wake(_ parked: Parked) {
+    let batch = state.withLock { state -> [OperationEvent]? in
+      switch state.consumer {
+      case .waking:
+        state.consumer = .running
+        // Holds at least the event that sent the wake: dropping keeps the newest.
+        return state.events.takeAll()
+      case .gone:
+        return nil
+      case .running, .parked:
+        preconditionFailure("an event buffer woke a consumer that was not waiting")
+      }
+    }
+    parked.continuation.resume(returning: batch)
   }
 
   /// The hub has gone: the consumer gets what is buffered, then the end.
   func finish() {
-    let waiting = state.withLock { state -> CheckedContinuation<[OperationEvent]?, Never>? in
-      switch consume state {
-      case .buffering(let events, _):
-        state = .buffering(events, isFinished: true)
+    let parked = state.withLock { state -> Parked? in
+      state.isFinished = true
+      switch state.consumer {
+      case .parked(let parked):
+        state.consumer = .running
+        return parked
+      case .running, .gone:
         return nil
-      case .waiting(let continuation):
-        state = .buffering(BoundedEvents(capacity: capacity), isFinished: true)
-        return continuation
-      case .terminated:
-        state = .terminated
+      case .waking:
+        // The wake on its way hands over what is buffered; the end comes after it.
         return nil
       }
     }
-    waiting?.resume(returning: nil)
+    parked?.continuation.resume(returning: nil)
   }
 
   // MARK: The consumer
 
-  /// Takes everything buffered, or tells the consumer to wait or stop.
-  func take() -> Take {
+  /// Takes everything buffered, or tells the consumer to wait or stop. `spent` is the
+  /// consumer's previous batch, emptied: its storage holds a later one.
+  func take(recycling spent: [OperationEvent] = []) -> Take {
     state.withLock { state in
-      switch consume state {
-      case .buffering(var events, let isFinished):
-        let batch = events.takeAll()
-        state = .buffering(events, isFinished: isFinished)
+      switch state.consumer {
+      case .running:
+        state.events.recycle(spent)
+        let batch = state.events.takeAll()
         if !batch.isEmpty { return .batch(batch) }
-        return isFinished ? .end : .wait
-      case .waiting:
+        return state.isFinished ? .end : .wait
+      case .parked, .waking:
         preconditionFailure("an OperationEventStream is iterated from more than one task")
-      case .terminated:
-        state = .terminated
+      case .gone:
         return .end
       }
     }
@@ -107,23 +150,16 @@ final class EventBuffer: Sendable {
   /// have.
   func wait(_ continuation: CheckedContinuation<[OperationEvent]?, Never>) {
     let now = state.withLock { state -> [OperationEvent]?? in
-      switch consume state {
-      case .buffering(var events, let isFinished):
-        let batch = events.takeAll()
-        if !batch.isEmpty {
-          state = .buffering(events, isFinished: isFinished)
-          return .some(batch)
-        }
-        if isFinished {
-          state = .buffering(events, isFinished: true)
-          return .some(nil)
-        }
-        state = .waiting(continuation)
+      switch state.consumer {
+      case .running:
+        let batch = state.events.takeAll()
+        if !batch.isEmpty { return .some(batch) }
+        if state.isFinished { return .some(nil) }
+        state.consumer = .parked(Parked(continuation))
         return .none
-      case .waiting:
+      case .parked, .waking:
         preconditionFailure("an OperationEventStream is iterated from more than one task")
-      case .terminated:
-        state = .terminated
+      case .gone:
         return .some(nil)
       }
     }
@@ -132,25 +168,38 @@ final class EventBuffer: Sendable {
 
   /// The consumer has gone: drops what is buffered and ends a pending wait.
   func terminate() {
-    let waiting = state.withLock { state -> CheckedContinuation<[OperationEvent]?, Never>? in
-      switch consume state {
-      case .waiting(let continuation):
-        state = .terminated
-        return continuation
-      case .buffering, .terminated:
-        state = .terminated
-        return nil
+    // The dropped events go with the returned value, released once the lock is.
+    let (parked, _) = state.withLock { state -> (Parked?, BoundedEvents) in
+      let parked: Parked?
+      switch state.consumer {
+      case .parked(let waiting):
+        parked = waiting
+      case .running, .waking, .gone:
+        // A wake on its way holds the continuation and ends the wait.
+        parked = nil
       }
+      state.consumer = .gone
+      return (parked, state.events.removeAll())
     }
-    waiting?.resume(returning: nil)
+    parked?.continuation.resume(returning: nil)
   }
 }
 
 /// Unread events, at most `capacity`: appending to a full buffer drops the oldest.
+///
+/// Once full, the events form a ring: a new event takes the oldest one's slot, so dropping
+/// costs no moves. (Dropping from the front of an array moved every kept event, through the
+/// standard library's unspecialised code, which retained and released each one.)
+///
+/// Two arrays take turns: the one filling, and the consumer's batch, which comes back emptied
+/// as the `spare`. A fresh array for every batch was reallocated and copied about ten times on
+/// its way to a full one.
 struct BoundedEvents {
   private var events: [OperationEvent] = []
-  /// Where the unread events start in `events` (dropped ones stay before it until compacted).
-  private var start = 0
+  /// Where the oldest event is, once `events` is full; 0 before.
+  private var oldest = 0
+  /// Storage for the next batch once this one is taken: empty, perhaps with capacity.
+  private var spare: [OperationEvent] = []
   private let capacity: Int
 
   init(capacity: Int) {
@@ -159,22 +208,45 @@ struct BoundedEvents {
 
   /// Appends `event`, dropping the oldest unread one when full.
   mutating func append(_ event: OperationEvent) {
-    events.append(event)
-    guard events.count - start > capacity else { return }
-    start += 1
-    // Compact once the dropped prefix is as long as what is kept.
-    if start >= capacity {
-      events.removeFirst(start)
-      start = 0
+    guard events.count == capacity else {
+      events.append(event)
+      return
     }
+    events[oldest] = event
+    oldest = oldest == capacity - 1 ? 0 : oldest + 1
   }
 
-  /// The unread events, oldest first; the buffer is empty afterwards.
+  /// The unread events, oldest first; the buffer is empty afterwards, filling the spare.
   mutating func takeAll() -> [OperationEvent] {
-    // Moves the kept events down rather than copying them (a copy retains each one).
-    if start > 0 { events.removeFirst(start) }
-    start = 0
-    defer { events = [] }
+    if events.isEmpty { return [] }
+    if oldest > 0 {
+      // Rotates the ring into order in place, swapping through a buffer pointer: events move
+      // without being retained. (Reversing the array's own slices copied them.)
+      events.withUnsafeMutableBufferPointer { [oldest] ring in
+        ring[..<oldest].reverse()
+        ring[oldest...].reverse()
+        ring.reverse()
+      }
+      oldest = 0
+    }
+    defer {
+      events = spare
+      spare = []
+    }
     return events
+  }
+
+  /// Drops everything, storage included, and returns what it held (to be released by the
+  /// caller, outside any lock).
+  mutating func removeAll() -> BoundedEvents {
+    var dropped = BoundedEvents(capacity: capacity)
+    swap(&self, &dropped)
+    return dropped
+  }
+
+  /// Keeps `batch`'s storage as the spare, if it is empty and larger than the spare's.
+  mutating func recycle(_ batch: [OperationEvent]) {
+    guard batch.isEmpty, batch.capacity > spare.capacity else { return }
+    spare = batch
   }
 }

@@ -53,10 +53,11 @@ public struct OperationEventStream: AsyncSequence, Sendable {
         defer { index += 1 }
         return batch[index]
       }
-      guard let next = await subscription.nextBatch() else {
-        batch = []
-        return nil
-      }
+      // The spent batch goes back, emptied here, to hold a later one.
+      var spent: [OperationEvent] = []
+      swap(&spent, &batch)
+      spent.removeAll(keepingCapacity: true)
+      guard let next = await subscription.nextBatch(recycling: spent) else { return nil }
       batch = next
       index = 1
       return next[0]
@@ -75,16 +76,14 @@ private final class Subscription: Sendable {
     let buffer = EventBuffer(capacity: bufferSize)
     self.buffer = buffer
     self.hub = hub
-    id = hub.subscribe(
-      OperationEventHub.Subscriber(
-        receive: { buffer.receive($0) }, finish: { buffer.finish() }))
+    id = hub.subscribe(OperationEventHub.Subscriber(buffer))
   }
 
   deinit { end() }
 
   /// The next batch of events, at least one, waiting for it; nil once the stream has ended.
-  func nextBatch() async -> [OperationEvent]? {
-    switch buffer.take() {
+  func nextBatch(recycling spent: [OperationEvent]) async -> [OperationEvent]? {
+    switch buffer.take(recycling: spent) {
     case .batch(let events):
       return events
     case .end:

@@ -19,13 +19,17 @@ import Testing
 
   private final class Marker {}
 
-  /// Everything the buffer hands out until the end, batch by batch.
+  /// Everything the buffer hands out until the end, batch by batch, each spent batch going
+  /// back for reuse as the stream's iterator does.
   private static func drain(_ buffer: EventBuffer) async -> [[Int]] {
     var batches: [[Int]] = []
+    var spent: [OperationEvent] = []
     while true {
-      switch buffer.take() {
-      case .batch(let events):
+      switch buffer.take(recycling: spent) {
+      case .batch(var events):
         batches.append(events.map(\.waiterCount))
+        events.removeAll(keepingCapacity: true)
+        spent = events
       case .end:
         return batches
       case .wait:
@@ -53,6 +57,28 @@ import Testing
     buffer.finish()
 
     #expect(await Self.drain(buffer) == [Array((count - capacity)..<count)])
+  }
+
+  /// The ring wraps at a different place each round, and each batch's storage comes back for
+  /// a later one: order and the newest-kept window hold throughout.
+  @Test func batchesStayInOrderAcrossWrapsAndRecycledStorage() throws {
+    let capacity = 4
+    let buffer = EventBuffer(capacity: capacity)
+    var next = 0
+    var spent: [OperationEvent] = []
+    for published in [10, 3, 11, 4, 1, 9] {
+      for _ in 0..<published {
+        buffer.receive(Self.numbered(next))
+        next += 1
+      }
+      guard case .batch(var events) = buffer.take(recycling: spent) else {
+        Issue.record("nothing taken after \(published) events")
+        return
+      }
+      #expect(events.map(\.waiterCount) == Array((next - min(published, capacity))..<next))
+      events.removeAll(keepingCapacity: true)
+      spent = events
+    }
   }
 
   @Test func aWaitingConsumerGetsTheNextEventAtOnce() async throws {

@@ -3,60 +3,73 @@ import Synchronization
 /// Fans a manager's lifecycle events out to subscribers. Publishing is a single atomic load
 /// when nobody subscribes.
 ///
-/// Each subscription gets the next epoch. An operation claimed while anybody subscribes
-/// records the epoch then (its audience), and its events go only to the subscriptions older
-/// than that: a subscriber sees whole lifecycles, never the tail of one that began before it.
+/// An operation claimed while anybody subscribes takes the subscribers of that moment as its
+/// ``EventAudience``, and its events go to them alone: a subscriber sees whole lifecycles,
+/// never the tail of one that began before it, and publishing an event takes no lock of the
+/// hub's.
 package final class OperationEventHub: Sendable {
   /// Identifies a subscription so it can end.
   package typealias SubscriptionID = UInt64
 
-  /// One subscriber: where its events go, and how its stream ends.
-  package struct Subscriber: Sendable {
-    /// Buffers one event. Called under the publishing operation's lock: only buffer it.
-    let receive: @Sendable (OperationEvent) -> Void
-    /// Ends the subscriber's stream when the hub goes away.
-    let finish: @Sendable () -> Void
+  /// One subscriber: where its events go, and whether it still listens.
+  package final class Subscriber: Sendable {
+    /// Where the events go: called directly, not through a closure, on every event.
+    let sink: any EventSink
+    /// Cleared when the subscription ends: operations claimed before still hold the
+    /// subscriber in their audience, and skip it from then on.
+    let isSubscribed = Atomic<Bool>(true)
 
-    /// Creates a subscriber.
-    package init(
+    /// Creates a subscriber delivering to `sink`.
+    package init(_ sink: any EventSink) {
+      self.sink = sink
+    }
+
+    /// Creates a subscriber that calls `receive` with each event (under the publishing
+    /// operation's lock: only record it) and `finish` when the hub goes away.
+    package convenience init(
       receive: @escaping @Sendable (OperationEvent) -> Void,
       finish: @escaping @Sendable () -> Void
     ) {
-      self.receive = receive
-      self.finish = finish
+      self.init(ClosureSink(receive: receive, finish: finish))
     }
   }
 
   private struct Subscribers {
-    /// Replaced, never mutated in place, so a publisher copies it with one retain.
     var list: [(id: SubscriptionID, subscriber: Subscriber)] = []
+    /// The subscribers alone, rebuilt on every change, so a claim copies it with one retain.
+    var audience = EventAudience(subscribers: [])
     var nextID: SubscriptionID = 0
+
+    /// Rebuilds the audience after `list` changed, and publishes the new count.
+    mutating func listChanged(count: borrowing Atomic<Int>) {
+      audience = EventAudience(subscribers: list.map(\.subscriber))
+      count.store(list.count, ordering: .relaxed)
+    }
   }
 
   private let subscribers = Locked(Subscribers())
   private let subscriberCount = Atomic<Int>(0)
-  /// The next subscription's identity; subscriptions with a smaller one are older.
-  private let nextEpoch = Atomic<UInt64>(0)
 
   package init() {}
 
-  /// Whether anybody listens; publishers skip building events when nobody does.
+  /// Whether anybody listens; claims skip looking up an audience when nobody does.
   package var hasSubscribers: Bool { subscriberCount.load(ordering: .relaxed) > 0 }
 
-  /// Who would see an operation claimed now: the current epoch, or nil when nobody listens.
-  var audience: UInt64? {
+  /// Who sees the events of an operation claimed now: the current subscribers, or nil when
+  /// nobody listens.
+  var audience: EventAudience? {
     guard hasSubscribers else { return nil }
-    return nextEpoch.load(ordering: .acquiring)
+    return subscribers.withLock { $0.list.isEmpty ? nil : $0.audience }
   }
 
-  /// Delivers every later event to `subscriber`, on the publishing thread.
+  /// Delivers the events of operations claimed from now on to `subscriber`, on the publishing
+  /// thread.
   package func subscribe(_ subscriber: Subscriber) -> SubscriptionID {
     subscribers.withLock { state in
       let id = state.nextID
       state.nextID += 1
-      nextEpoch.store(state.nextID, ordering: .releasing)
-      state.list = state.list + [(id, subscriber)]
-      subscriberCount.store(state.list.count, ordering: .relaxed)
+      state.list.append((id, subscriber))
+      state.listChanged(count: subscriberCount)
       return id
     }
   }
@@ -64,18 +77,13 @@ package final class OperationEventHub: Sendable {
   /// Ends a subscription; later events are not delivered to it.
   package func unsubscribe(_ id: SubscriptionID) {
     subscribers.withLock { state in
-      state.list = state.list.filter { $0.id != id }
-      subscriberCount.store(state.list.count, ordering: .relaxed)
+      state.list.removeAll { entry in
+        guard entry.id == id else { return false }
+        entry.subscriber.isSubscribed.store(false, ordering: .relaxed)
+        return true
+      }
+      state.listChanged(count: subscriberCount)
     }
-  }
-
-  /// Delivers `event` to every subscription older than `audience`.
-  package func publish(_ event: @autoclosure () -> OperationEvent, to audience: UInt64) {
-    guard hasSubscribers else { return }
-    let list = subscribers.withLock { $0.list }
-    guard list.contains(where: { $0.id < audience }) else { return }
-    let event = event()
-    for entry in list where entry.id < audience { entry.subscriber.receive(event) }
   }
 
   /// Ends every subscription: their streams finish.
@@ -83,10 +91,13 @@ package final class OperationEventHub: Sendable {
     let list = subscribers.withLock { state in
       defer {
         state.list = []
-        subscriberCount.store(0, ordering: .relaxed)
+        state.listChanged(count: subscriberCount)
       }
       return state.list
     }
-    for entry in list { entry.subscriber.finish() }
+    for entry in list {
+      entry.subscriber.isSubscribed.store(false, ordering: .relaxed)
+      entry.subscriber.sink.finish()
+    }
   }
 }

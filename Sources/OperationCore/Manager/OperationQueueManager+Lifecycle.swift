@@ -1,27 +1,6 @@
 import Foundation
 
 extension OperationQueueManager: OperationLifecycleObserver {
-  func publish(
-    _ event: OperationStateMachine.LifecycleEvent, of operation: Operation, key: CoalescingKey?
-  ) {
-    events.publish(
-      OperationEvent(
-        kind: event.kind, operation: operation, key: key, waiterCount: event.waiterCount,
-        duration: event.duration),
-      to: event.audience)
-  }
-
-  func publishRetry(
-    of operation: Operation, key: CoalescingKey?, attempt: Int, delay: Duration, failure: String,
-    audience: UInt64
-  ) {
-    events.publish(
-      OperationEvent(
-        kind: .retrying(attempt: attempt, delay: delay), operation: operation, key: key,
-        waiterCount: 0, duration: nil, failure: failure),
-      to: audience)
-  }
-
   func operationDidSettle(_ operation: Operation, key: CoalescingKey?) {
     guard let key else { return }
     state.withLock { state in

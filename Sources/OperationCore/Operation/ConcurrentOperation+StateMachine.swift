@@ -40,27 +40,25 @@ struct OperationStateMachine {
     case modifying
   }
 
-  /// Whether the operation's lifecycle events go out yet. `audience` is the subscription
-  /// epoch when the manager claimed the operation: subscribers that came later never see its
-  /// events, so nobody sees half a lifecycle.
+  /// Whether the operation's lifecycle events go out yet, to its ``eventAudience``.
   enum Announcement {
     /// Nobody subscribed to the manager's events when it claimed the operation (or no manager
     /// did): it publishes nothing.
     case silent
     /// A manager claimed the operation and has not yet added it to its queue: `enqueued` and
-    /// the events decided meanwhile wait here, to go out in order once it has.
-    case awaitingEnqueue([LifecycleEvent], audience: UInt64)
+    /// the events decided meanwhile (`later`, usually none) wait here, to go out in order once
+    /// it has.
+    case awaitingEnqueue(enqueued: LifecycleEvent, later: [LifecycleEvent])
     /// `enqueued` is out: events go out as they are decided.
-    case announced(audience: UInt64)
+    case announced
   }
 
-  /// One lifecycle event, before the observer turns it into an ``OperationEvent``.
+  /// One lifecycle event, before the operation turns it into an ``OperationEvent`` for its
+  /// ``eventAudience``.
   struct LifecycleEvent {
     let kind: OperationEvent.Kind
     let waiterCount: Int
     var duration: Duration? = nil
-    /// Who may see it: subscribers that came before this subscription epoch.
-    var audience: UInt64 = 0
   }
 
   /// What happens after delivering an outcome.
@@ -145,6 +143,10 @@ struct OperationStateMachine {
   private(set) var slot = Slot.pending(claimed: false)
   private(set) var delivery = Delivery.open(WaiterList(), nextID: 0, keepsAlive: false)
   private var announcement = Announcement.silent
+  /// Who sees the operation's events: the manager's subscribers when it claimed the operation
+  /// (set then, once), so subscribers that came later never see half a lifecycle; nil when
+  /// nobody subscribed.
+  private(set) var eventAudience: EventAudience?
   /// Configuration, not state: how long the operation may execute.
   var timeout: Duration?
   /// The manager that claimed the operation; nil before.
@@ -195,10 +197,11 @@ struct OperationStateMachine {
 
   /// A manager claims the operation for its queue and registers the first waiter in the same
   /// step, so nobody can join, leave and cancel in between. With an `audience` (the manager's
-  /// subscription epoch, when anybody subscribes), the operation publishes its whole
-  /// lifecycle, from `enqueued` on, to the subscribers that came before; without, nothing.
+  /// subscribers, when anybody subscribes), the operation publishes its whole lifecycle, from
+  /// `enqueued` on, to them; without, nothing.
   mutating func claim(
-    by observer: any OperationLifecycleObserver, waiter: OperationWaiter?, audience: UInt64?
+    by observer: any OperationLifecycleObserver, waiter: OperationWaiter?,
+    audience: EventAudience?
   ) -> Claim {
     switch slot {
     case .pending(claimed: false):
@@ -208,19 +211,19 @@ struct OperationStateMachine {
       switch delivery {
       case .open:
         if let audience {
-          let enqueued = LifecycleEvent(
-            kind: .enqueued, waiterCount: waiterCount, audience: audience)
-          announcement = .awaitingEnqueue([enqueued], audience: audience)
+          let enqueued = LifecycleEvent(kind: .enqueued, waiterCount: waiterCount)
+          announcement = .awaitingEnqueue(enqueued: enqueued, later: [])
+          eventAudience = audience
         }
         return .claimed(waiterID: add(waiter), announces: audience != nil)
       case .deliveringBeforeStart(let outcome, _), .settled(let outcome, _):
         // Settled before it was enqueued: its terminal event follows `enqueued`.
         if let audience {
-          let enqueued = LifecycleEvent(
-            kind: .enqueued, waiterCount: waiterCount, audience: audience)
+          let enqueued = LifecycleEvent(kind: .enqueued, waiterCount: waiterCount)
           let finished = LifecycleEvent(
-            kind: .finished(outcome.completion), waiterCount: waiterCount, audience: audience)
-          announcement = .awaitingEnqueue([enqueued, finished], audience: audience)
+            kind: .finished(outcome.completion), waiterCount: waiterCount)
+          announcement = .awaitingEnqueue(enqueued: enqueued, later: [finished])
+          eventAudience = audience
         }
         return .claimedSettled(outcome, announces: audience != nil)
       case .modifying:
@@ -233,11 +236,11 @@ struct OperationStateMachine {
 
   /// The manager added the operation to its queue: returns `enqueued` and the events decided
   /// since the claim, in order, to publish under the lock.
-  mutating func enqueued() -> [LifecycleEvent] {
+  mutating func enqueued() -> (enqueued: LifecycleEvent, later: [LifecycleEvent]) {
     switch announcement {
-    case .awaitingEnqueue(let events, let audience):
-      announcement = .announced(audience: audience)
-      return events
+    case .awaitingEnqueue(let enqueued, let later):
+      announcement = .announced
+      return (enqueued, later)
     case .silent, .announced:
       preconditionFailure("announced an operation that was not claimed, or twice")
     }
@@ -350,8 +353,8 @@ struct OperationStateMachine {
   /// A `stalled` event to publish, if the operation is still executing without an outcome.
   func stalled(after threshold: Duration) -> LifecycleEvent? {
     switch (delivery, slot, announcement) {
-    case (.open, .executing, .announced(let audience)):
-      LifecycleEvent(kind: .stalled, waiterCount: 0, duration: threshold, audience: audience)
+    case (.open, .executing, .announced):
+      LifecycleEvent(kind: .stalled, waiterCount: 0, duration: threshold)
     default:
       nil
     }
@@ -359,9 +362,9 @@ struct OperationStateMachine {
 
   /// The audience of a `retrying` event, if one may go out: the operation is announced and
   /// still executing without an outcome.
-  var retryAudience: UInt64? {
+  var retryAudience: EventAudience? {
     switch (delivery, slot, announcement) {
-    case (.open, .executing, .announced(let audience)): audience
+    case (.open, .executing, .announced): eventAudience
     default: nil
     }
   }
@@ -444,16 +447,13 @@ struct OperationStateMachine {
     switch announcement {
     case .silent:
       return nil
-    case .awaitingEnqueue(var events, let audience):
-      announcement = .silent  // Keeps `events` uniquely referenced while it grows.
-      events.append(
-        LifecycleEvent(
-          kind: kind, waiterCount: waiterCount, duration: since?.elapsed, audience: audience))
-      announcement = .awaitingEnqueue(events, audience: audience)
+    case .awaitingEnqueue(let enqueued, var later):
+      announcement = .silent  // Keeps `later` uniquely referenced while it grows.
+      later.append(LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since?.elapsed))
+      announcement = .awaitingEnqueue(enqueued: enqueued, later: later)
       return nil
-    case .announced(let audience):
-      return LifecycleEvent(
-        kind: kind, waiterCount: waiterCount, duration: since?.elapsed, audience: audience)
+    case .announced:
+      return LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since?.elapsed)
     }
   }
 

@@ -88,7 +88,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   public final override func start() {
     let (action, observer) = state.withLock { state in
       let action = state.start()
-      if case .run(_, let event?) = action { publish(event, to: state.observer) }
+      if case .run(_, let event?) = action { publish(event, to: state.eventAudience) }
       return (action, state.observer)
     }
     switch action {
@@ -181,10 +181,11 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   ///   - failure: What failed.
   package final func reportRetry(attempt: Int, delay: Duration, failure: any Error) {
     state.withLock { state in
-      guard let audience = state.retryAudience, let observer = state.observer else { return }
-      observer.publishRetry(
-        of: self, key: coalescingKey, attempt: attempt, delay: delay,
-        failure: String(describing: failure), audience: audience)
+      guard let audience = state.retryAudience else { return }
+      audience.publish(
+        OperationEvent(
+          kind: .retrying(attempt: attempt, delay: delay), operation: self, key: coalescingKey,
+          waiterCount: 0, duration: nil, failure: String(describing: failure)))
     }
   }
 
@@ -225,7 +226,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   final func join(_ waiter: OperationWaiter?) -> OperationStateMachine.Join {
     state.withLock { state in
       let join = state.join(waiter)
-      if case .joined(_, let event?) = join { publish(event, to: state.observer) }
+      if case .joined(_, let event?) = join { publish(event, to: state.eventAudience) }
       return join
     }
   }
@@ -250,7 +251,8 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// A manager claims the operation for its queue and registers its first waiter atomically.
   final func claim(
-    by observer: any OperationLifecycleObserver, waiter: OperationWaiter?, audience: UInt64?
+    by observer: any OperationLifecycleObserver, waiter: OperationWaiter?,
+    audience: EventAudience?
   ) -> OperationStateMachine.Claim {
     state.withLock { $0.claim(by: observer, waiter: waiter, audience: audience) }
   }
@@ -259,7 +261,9 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// decided since the claim.
   final func announceEnqueued() {
     state.withLock { state in
-      for event in state.enqueued() { publish(event, to: state.observer) }
+      let (enqueued, later) = state.enqueued()
+      publish(enqueued, to: state.eventAudience)
+      for event in later { publish(event, to: state.eventAudience) }
     }
   }
 
@@ -308,7 +312,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     let (action, observer) = state.withLock { state in
       let action = input(&state)
       if case .deliver(let delivered) = action, let event = delivered.event {
-        publish(event, to: state.observer)
+        publish(event, to: state.eventAudience)
       }
       return (action, state.observer)
     }
@@ -349,13 +353,15 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     observer?.operationDidFinish(self)
   }
 
-  /// Hands `event` to the manager's subscribers. Called under the lock: that keeps this
-  /// operation's events in the order they were decided. The hub only buffers the event.
+  /// Hands `event` to the subscribers in `audience`. Called under the lock: that keeps this
+  /// operation's events in the order they were decided. Subscribers only buffer the event.
   private func publish(
-    _ event: OperationStateMachine.LifecycleEvent,
-    to observer: (any OperationLifecycleObserver)?
+    _ event: OperationStateMachine.LifecycleEvent, to audience: EventAudience?
   ) {
-    observer?.publish(event, of: self, key: coalescingKey)
+    audience?.publish(
+      OperationEvent(
+        kind: event.kind, operation: self, key: coalescingKey, waiterCount: event.waiterCount,
+        duration: event.duration))
   }
 
   private func scheduleTimeout(after timeout: Duration) {
@@ -372,7 +378,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       [weak self] in
       guard let self else { return }
       state.withLock { state in
-        if let event = state.stalled(after: threshold) { publish(event, to: state.observer) }
+        if let event = state.stalled(after: threshold) { publish(event, to: state.eventAudience) }
       }
     }
   }

@@ -1,0 +1,21 @@
+/// The subscribers an operation's events go to: those of its manager when the manager claimed
+/// it, less those that have unsubscribed since.
+struct EventAudience: Sendable {
+  private let subscribers: [OperationEventHub.Subscriber]
+
+  /// The audience of `subscribers`.
+  init(subscribers: [OperationEventHub.Subscriber]) {
+    self.subscribers = subscribers
+  }
+
+  /// Delivers the event `makeEvent` builds to each subscriber still subscribed (building
+  /// nothing when none is).
+  func publish(_ makeEvent: @autoclosure () -> OperationEvent) {
+    // Each subscriber gets an event built for it: building one costs no more than copying
+    // it. By index: a `for` loop over the array retained each subscriber.
+    for index in subscribers.indices
+    where subscribers[index].isSubscribed.load(ordering: .relaxed) {
+      subscribers[index].sink.receive(makeEvent())
+    }
+  }
+}
