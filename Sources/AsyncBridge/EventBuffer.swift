@@ -129,12 +129,12 @@ final class EventBuffer: EventSink {
   // MARK: The consumer
 
   /// Takes everything buffered, or tells the consumer to wait or stop. `spent` is the
-  /// consumer's previous batch, emptied: its storage holds a later one.
-  func take(recycling spent: [OperationEvent] = []) -> Take {
+  /// consumer's previous batch, emptied: its storage is taken (not shared) to hold a later one.
+  func take(recycling spent: inout [OperationEvent]) -> Take {
     state.withLock { state in
       switch state.consumer {
       case .running:
-        state.events.recycle(spent)
+        state.events.recycle(&spent)
         let batch = state.events.takeAll()
         if !batch.isEmpty { return .batch(batch) }
         return state.isFinished ? .end : .wait
@@ -244,9 +244,10 @@ struct BoundedEvents {
     return dropped
   }
 
-  /// Keeps `batch`'s storage as the spare, if it is empty and larger than the spare's.
-  mutating func recycle(_ batch: [OperationEvent]) {
+  /// Keeps `batch`'s storage as the spare, if it is empty and larger than the spare's; `batch`
+  /// is left holding the storage not kept.
+  mutating func recycle(_ batch: inout [OperationEvent]) {
     guard batch.isEmpty, batch.capacity > spare.capacity else { return }
-    spare = batch
+    swap(&spare, &batch)
   }
 }

@@ -34,8 +34,9 @@ public struct OperationEventStream: AsyncSequence, Sendable {
   /// Hands out a stream's events, taking them from its buffer a batch at a time.
   public struct Iterator: AsyncIteratorProtocol {
     private let subscription: Subscription
-    private var batch: [OperationEvent] = []
-    private var index = 0
+    /// The current batch's events not handed out yet, newest first: each is moved out from
+    /// the end, not copied.
+    private var unread: [OperationEvent] = []
 
     fileprivate init(subscription: Subscription) {
       self.subscription = subscription
@@ -49,18 +50,13 @@ public struct OperationEventStream: AsyncSequence, Sendable {
         subscription.end()
         return nil
       }
-      if index < batch.count {
-        defer { index += 1 }
-        return batch[index]
-      }
-      // The spent batch goes back, emptied here, to hold a later one.
-      var spent: [OperationEvent] = []
-      swap(&spent, &batch)
-      spent.removeAll(keepingCapacity: true)
-      guard let next = await subscription.nextBatch(recycling: spent) else { return nil }
-      batch = next
-      index = 1
-      return next[0]
+      if let event = unread.popLast() { return event }
+      // The spent batch (empty now) goes back to hold a later one.
+      guard var batch = await subscription.nextBatch(recycling: &unread) else { return nil }
+      // Reversed through a buffer pointer, which swaps events without retaining them.
+      batch.withUnsafeMutableBufferPointer { $0.reverse() }
+      unread = batch
+      return unread.popLast()
     }
   }
 }
@@ -82,8 +78,8 @@ private final class Subscription: Sendable {
   deinit { end() }
 
   /// The next batch of events, at least one, waiting for it; nil once the stream has ended.
-  func nextBatch(recycling spent: [OperationEvent]) async -> [OperationEvent]? {
-    switch buffer.take(recycling: spent) {
+  func nextBatch(recycling spent: inout [OperationEvent]) async -> [OperationEvent]? {
+    switch buffer.take(recycling: &spent) {
     case .batch(let events):
       return events
     case .end:

@@ -25,7 +25,7 @@ import Testing
     var batches: [[Int]] = []
     var spent: [OperationEvent] = []
     while true {
-      switch buffer.take(recycling: spent) {
+      switch buffer.take(recycling: &spent) {
       case .batch(var events):
         batches.append(events.map(\.waiterCount))
         events.removeAll(keepingCapacity: true)
@@ -71,7 +71,7 @@ import Testing
         buffer.receive(Self.numbered(next))
         next += 1
       }
-      guard case .batch(var events) = buffer.take(recycling: spent) else {
+      guard case .batch(var events) = buffer.take(recycling: &spent) else {
         Issue.record("nothing taken after \(published) events")
         return
       }
@@ -83,7 +83,8 @@ import Testing
 
   @Test func aWaitingConsumerGetsTheNextEventAtOnce() async throws {
     let buffer = EventBuffer(capacity: 4)
-    guard case .wait = buffer.take() else {
+    var spent: [OperationEvent] = []
+    guard case .wait = buffer.take(recycling: &spent) else {
       Issue.record("an empty buffer did not ask the consumer to wait")
       return
     }
@@ -117,7 +118,8 @@ import Testing
     let batches = await completing { await consumer.value }
     // The first event may have reached the consumer before the departure; nothing after it.
     #expect(batches.map { $0.flatMap { $0 }.allSatisfy { $0 == 1 } } == true)
-    guard case .end = buffer.take() else {
+    var spent: [OperationEvent] = []
+    guard case .end = buffer.take(recycling: &spent) else {
       Issue.record("a terminated buffer handed out more")
       return
     }
@@ -187,10 +189,13 @@ import Testing
     let buffer = EventBuffer(capacity: capacity)
     let consumer = Task { () -> [Int] in
       var received: [Int] = []
+      var spent: [OperationEvent] = []
       while true {
-        switch buffer.take() {
-        case .batch(let events):
+        switch buffer.take(recycling: &spent) {
+        case .batch(var events):
           received += events.map(\.waiterCount)
+          events.removeAll(keepingCapacity: true)
+          spent = events
         case .end:
           return received
         case .wait:
