@@ -69,18 +69,20 @@ final class EventBuffer: EventSink {
 
   // MARK: Publishers
 
-  /// Buffers `event`, waking the consumer if it waits. Called under the publishing
-  /// operation's lock, so it never resumes the consumer itself: the wake goes to a global
-  /// dispatch queue, and hands over `event` with whatever is published before it runs.
-  func receive(_ event: OperationEvent) {
+  /// Buffers the event `makeEvent` builds (nothing once the stream has ended), waking the
+  /// consumer if it waits. Called under the publishing operation's lock, so it never resumes
+  /// the consumer itself: the wake goes to a global dispatch queue, and hands over the event
+  /// with whatever is published before it runs.
+  func receive(_ makeEvent: @autoclosure () -> OperationEvent) {
     let parked = state.withLock { state -> Parked? in
       switch state.consumer {
       case .running, .waking:
-        if !state.isFinished { state.events.append(event) }
+        // Built in place, and only if kept.
+        if !state.isFinished { state.events.append(makeEvent()) }
         return nil
       case .parked(let parked):
         // A parked consumer has seen no end yet: the end resumes it.
-        state.events.append(event)
+        state.events.append(makeEvent())
         state.consumer = .waking
         return parked
       case .gone:
@@ -207,7 +209,7 @@ struct BoundedEvents {
   }
 
   /// Appends `event`, dropping the oldest unread one when full.
-  mutating func append(_ event: OperationEvent) {
+  mutating func append(_ event: consuming OperationEvent) {
     guard events.count == capacity else {
       events.append(event)
       return

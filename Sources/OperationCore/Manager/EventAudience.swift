@@ -11,8 +11,8 @@ struct EventAudience: Sendable {
   /// Delivers the event `makeEvent` builds to each subscriber still subscribed (building
   /// nothing when none is).
   func publish(_ makeEvent: @autoclosure () -> OperationEvent) {
-    // Each subscriber gets an event built for it: building one costs no more than copying
-    // it. By index: a `for` loop over the array retained each subscriber.
+    // Each subscriber builds the event it keeps: building one costs no more than copying it.
+    // By index: a `for` loop over the array retained each subscriber.
     for index in subscribers.indices
     where subscribers[index].isSubscribed.load(ordering: .relaxed) {
       subscribers[index].sink.receive(makeEvent())

@@ -1,8 +1,9 @@
 /// Where a subscription's events go.
 package protocol EventSink: AnyObject, Sendable {
-  /// Takes one event. Called under the publishing operation's lock: only buffer it, never
-  /// call out.
-  func receive(_ event: OperationEvent)
+  /// Takes one event, built by `makeEvent` (if the sink still keeps events: building one
+  /// costs about as much as keeping it, and the sink builds it where it keeps it). Called under
+  /// the publishing operation's lock: only buffer it, never call out.
+  func receive(_ makeEvent: @autoclosure () -> OperationEvent)
   /// The hub has gone: no event follows.
   func finish()
 }
@@ -19,6 +20,6 @@ final class ClosureSink: EventSink {
     onFinish = finish
   }
 
-  func receive(_ event: OperationEvent) { onEvent(event) }
+  func receive(_ makeEvent: @autoclosure () -> OperationEvent) { onEvent(makeEvent()) }
   func finish() { onFinish() }
 }
