@@ -1,4 +1,3 @@
-import Dispatch
 import OperationCore
 
 /// The buffer between a manager's event hub and the one task iterating an
@@ -6,10 +5,11 @@ import OperationCore
 ///
 /// Publishers append under a lock and wake the consumer only when it waits; the consumer
 /// takes everything buffered at once, so it touches the lock once per batch, not once per
-/// event, and hands the batch's storage back for the next one (see ``BoundedEvents``). A wake
-/// is one dispatched block, and it hands over everything buffered by the time it runs: events
-/// published while it is on its way ride with it, so a busy publisher pays for one wake per
-/// batch, not one per event.
+/// event, and hands the batch's storage back for the next one (see ``BoundedEvents``). A
+/// publisher holds its operation's lock, so it never resumes the consumer itself: it returns a
+/// wake (the ``Parked`` consumer), which runs once that lock is released and hands over
+/// everything buffered by then. Events published before it runs ride with it, so a busy
+/// publisher pays for one wake per batch, not one per event.
 ///
 /// Written for `OperationEvent` alone: a generic buffer (such as `AsyncStream`'s) looks up its
 /// generic metadata on every call when it is not specialised, which cost more than the rest of
@@ -24,8 +24,8 @@ final class EventBuffer: EventSink {
     case running
     /// Suspended, nothing buffered: the next event (or the end) resumes it.
     case parked(Parked)
-    /// Suspended, and a dispatched wake holds its continuation: events accumulate until the
-    /// wake runs and hands them over (see ``wake(_:)``).
+    /// Suspended, and a publisher holds its wake: events accumulate until the wake runs and
+    /// hands them over (see ``wake(_:)``).
     case waking
     /// Gone (its task was cancelled, or the stream released): nothing is kept.
     case gone
@@ -40,13 +40,18 @@ final class EventBuffer: EventSink {
     var isFinished = false
   }
 
-  /// The suspended consumer's continuation.
-  final class Parked: Sendable {
+  /// The suspended consumer's continuation, and the wake a publisher runs for it.
+  final class Parked: EventWake {
     let continuation: CheckedContinuation<[OperationEvent]?, Never>
+    private let buffer: EventBuffer
 
-    init(_ continuation: CheckedContinuation<[OperationEvent]?, Never>) {
+    init(_ continuation: CheckedContinuation<[OperationEvent]?, Never>, in buffer: EventBuffer) {
       self.continuation = continuation
+      self.buffer = buffer
     }
+
+    /// Resumes the consumer with what is buffered now.
+    func run() { buffer.wake(self) }
   }
 
   /// What the consumer does after asking for events.
@@ -69,12 +74,11 @@ final class EventBuffer: EventSink {
 
   // MARK: Publishers
 
-  /// Buffers the event `makeEvent` builds (nothing once the stream has ended), waking the
-  /// consumer if it waits. Called under the publishing operation's lock, so it never resumes
-  /// the consumer itself: the wake goes to a global dispatch queue, and hands over the event
-  /// with whatever is published before it runs.
-  func receive(_ makeEvent: @autoclosure () -> OperationEvent) {
-    let parked = state.withLock { state -> Parked? in
+  /// Buffers the event `makeEvent` builds (nothing once the stream has ended). Called under
+  /// the publishing operation's lock, so it never resumes a waiting consumer itself: it
+  /// returns the wake that does, for the publisher to run once that lock is released.
+  func receive(_ makeEvent: @autoclosure () -> OperationEvent) -> (any EventWake)? {
+    state.withLock { state -> Parked? in
       switch state.consumer {
       case .running, .waking:
         // Built in place, and only if kept.
@@ -89,11 +93,10 @@ final class EventBuffer: EventSink {
         return nil
       }
     }
-    if let parked { DispatchQueue.global().async { self.wake(parked) } }
   }
 
-  /// The dispatched wake: resumes the consumer with everything buffered now (nil when the
-  /// consumer has gone meanwhile).
+  /// The wake: resumes the consumer with everything buffered now (nil when the consumer has
+  /// gone meanwhile).
   private func wake(_ parked: Parked) {
     let batch = state.withLock { state -> [OperationEvent]? in
       switch state.consumer {
@@ -121,7 +124,7 @@ final class EventBuffer: EventSink {
       case .running, .gone:
         return nil
       case .waking:
-        // The wake on its way hands over what is buffered; the end comes after it.
+        // The wake a publisher holds hands over what is buffered; the end comes after it.
         return nil
       }
     }
@@ -157,7 +160,7 @@ final class EventBuffer: EventSink {
         let batch = state.events.takeAll()
         if !batch.isEmpty { return .some(batch) }
         if state.isFinished { return .some(nil) }
-        state.consumer = .parked(Parked(continuation))
+        state.consumer = .parked(Parked(continuation, in: self))
         return .none
       case .parked, .waking:
         preconditionFailure("an OperationEventStream is iterated from more than one task")
@@ -177,7 +180,7 @@ final class EventBuffer: EventSink {
       case .parked(let waiting):
         parked = waiting
       case .running, .waking, .gone:
-        // A wake on its way holds the continuation and ends the wait.
+        // The wake a publisher holds has the continuation, and ends the wait.
         parked = nil
       }
       state.consumer = .gone

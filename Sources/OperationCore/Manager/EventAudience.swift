@@ -9,13 +9,16 @@ struct EventAudience: Sendable {
   }
 
   /// Delivers the event `makeEvent` builds to each subscriber still subscribed (building
-  /// nothing when none is).
-  func publish(_ makeEvent: @autoclosure () -> OperationEvent) {
+  /// nothing when none is). Returns the wakes the subscribers asked for: run them once the
+  /// publishing operation's lock is released.
+  func publish(_ makeEvent: @autoclosure () -> OperationEvent) -> EventWakes {
+    var wakes = EventWakes()
     // Each subscriber builds the event it keeps: building one costs no more than copying it.
     // By index: a `for` loop over the array retained each subscriber.
     for index in subscribers.indices
     where subscribers[index].isSubscribed.load(ordering: .relaxed) {
-      subscribers[index].sink.receive(makeEvent())
+      wakes.add(subscribers[index].sink.receive(makeEvent()))
     }
+    return wakes
   }
 }

@@ -2,8 +2,9 @@
 package protocol EventSink: AnyObject, Sendable {
   /// Takes one event, built by `makeEvent` (if the sink still keeps events: building one
   /// costs about as much as keeping it, and the sink builds it where it keeps it). Called under
-  /// the publishing operation's lock: only buffer it, never call out.
-  func receive(_ makeEvent: @autoclosure () -> OperationEvent)
+  /// the publishing operation's lock: only buffer it, never call out; return what must happen
+  /// once the lock is released (resuming a waiting consumer, say), if anything.
+  func receive(_ makeEvent: @autoclosure () -> OperationEvent) -> (any EventWake)?
   /// The hub has gone: no event follows.
   func finish()
 }
@@ -20,6 +21,9 @@ final class ClosureSink: EventSink {
     onFinish = finish
   }
 
-  func receive(_ makeEvent: @autoclosure () -> OperationEvent) { onEvent(makeEvent()) }
+  func receive(_ makeEvent: @autoclosure () -> OperationEvent) -> (any EventWake)? {
+    onEvent(makeEvent())
+    return nil
+  }
   func finish() { onFinish() }
 }

@@ -86,11 +86,13 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// Starts the operation. Called by the queue; do not override (override ``main()``).
   public final override func start() {
-    let (action, observer) = state.withLock { state in
+    let (action, observer, wakes) = state.withLock { state in
       let action = state.start()
-      if case .run(_, let event?) = action { publish(event, to: state.eventAudience) }
-      return (action, state.observer)
+      var wakes = EventWakes()
+      if case .run(_, let event?) = action { wakes = publish(event, to: state.eventAudience) }
+      return (action, state.observer, wakes)
     }
+    wakes.run()
     switch action {
     case .run(let timeout, _):
       #if canImport(Darwin)
@@ -180,13 +182,14 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   ///   - delay: How long the operation waits before the next attempt.
   ///   - failure: What failed.
   package final func reportRetry(attempt: Int, delay: Duration, failure: any Error) {
-    state.withLock { state in
-      guard let audience = state.retryAudience else { return }
-      audience.publish(
+    let wakes = state.withLock { state in
+      guard let audience = state.retryAudience else { return EventWakes() }
+      return audience.publish(
         OperationEvent(
           kind: .retrying(attempt: attempt, delay: delay), operation: self, key: coalescingKey,
           waiterCount: 0, duration: nil, failure: String(describing: failure)))
     }
+    wakes.run()
   }
 
   // MARK: Waiters
@@ -224,11 +227,13 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// Under the manager's lock: joins work that is still open (a nil waiter registers an
   /// interest that never leaves); `.closed` when the operation is cancelled or settled.
   final func join(_ waiter: OperationWaiter?) -> OperationStateMachine.Join {
-    state.withLock { state in
+    let (join, wakes) = state.withLock { state in
       let join = state.join(waiter)
-      if case .joined(_, let event?) = join { publish(event, to: state.eventAudience) }
-      return join
+      guard case .joined(_, let event?) = join else { return (join, EventWakes()) }
+      return (join, publish(event, to: state.eventAudience))
     }
+    wakes.run()
+    return join
   }
 
   /// Removes a waiter that no longer wants the value, resumes it with `outcome` (cancellation,
@@ -260,11 +265,13 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// The manager added the operation to its queue: `enqueued` goes out, then the events
   /// decided since the claim.
   final func announceEnqueued() {
-    state.withLock { state in
+    let wakes = state.withLock { state in
       let (enqueued, later) = state.enqueued()
-      publish(enqueued, to: state.eventAudience)
-      for event in later { publish(event, to: state.eventAudience) }
+      var wakes = publish(enqueued, to: state.eventAudience)
+      for event in later { wakes.add(publish(event, to: state.eventAudience)) }
+      return wakes
     }
+    wakes.run()
   }
 
   /// Whether a manager claimed the operation or a queue started it.
@@ -309,13 +316,15 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   private func transition(
     _ input: (inout OperationStateMachine) -> OperationStateMachine.Action
   ) {
-    let (action, observer) = state.withLock { state in
+    let (action, observer, wakes) = state.withLock { state in
       let action = input(&state)
+      var wakes = EventWakes()
       if case .deliver(let delivered) = action, let event = delivered.event {
-        publish(event, to: state.eventAudience)
+        wakes = publish(event, to: state.eventAudience)
       }
-      return (action, state.observer)
+      return (action, state.observer, wakes)
     }
+    wakes.run()
     switch action {
     case .none:
       return
@@ -354,11 +363,13 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   }
 
   /// Hands `event` to the subscribers in `audience`. Called under the lock: that keeps this
-  /// operation's events in the order they were decided. Subscribers only buffer the event.
+  /// operation's events in the order they were decided. Subscribers only buffer the event; the
+  /// wakes they ask for are returned, to run once the lock is released.
   private func publish(
     _ event: OperationStateMachine.LifecycleEvent, to audience: EventAudience?
-  ) {
-    audience?.publish(
+  ) -> EventWakes {
+    guard let audience else { return EventWakes() }
+    return audience.publish(
       OperationEvent(
         kind: event.kind, operation: self, key: coalescingKey, waiterCount: event.waiterCount,
         duration: event.duration))
@@ -377,9 +388,11 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     DispatchQueue.global().asyncAfter(deadline: .now() + threshold.timeInterval) {
       [weak self] in
       guard let self else { return }
-      state.withLock { state in
-        if let event = state.stalled(after: threshold) { publish(event, to: state.eventAudience) }
+      let wakes = state.withLock { state in
+        guard let event = state.stalled(after: threshold) else { return EventWakes() }
+        return publish(event, to: state.eventAudience)
       }
+      wakes.run()
     }
   }
 }
