@@ -7,10 +7,11 @@ package protocol EventWake: AnyObject, Sendable {
 }
 
 /// The wakes asked for while an operation published under its lock, to run once it is released.
-/// Holds one without allocating (one subscriber is the usual case).
+/// Empty, it holds no reference at all (operations without subscribers carry one through every
+/// transition); it holds one wake without allocating (one subscriber is the usual case).
 package struct EventWakes: Sendable {
   private var first: (any EventWake)?
-  private var others: [any EventWake] = []
+  private var others: [any EventWake]?
 
   /// No wakes.
   package init() {}
@@ -18,18 +19,23 @@ package struct EventWakes: Sendable {
   /// Adds `wake`, if there is one.
   mutating func add(_ wake: (any EventWake)?) {
     guard let wake else { return }
-    if first == nil { first = wake } else { others.append(wake) }
+    if first == nil {
+      first = wake
+    } else {
+      others = (others ?? []) + [wake]
+    }
   }
 
   /// Adds every wake of `wakes`.
   mutating func add(_ wakes: EventWakes) {
     add(wakes.first)
-    others += wakes.others
+    for wake in wakes.others ?? [] { add(wake) }
   }
 
   /// Runs the wakes, in the order they were asked for. Call it outside every lock.
   package func run() {
-    first?.run()
-    for wake in others { wake.run() }
+    guard let first else { return }
+    first.run()
+    for wake in others ?? [] { wake.run() }
   }
 }
