@@ -53,4 +53,65 @@ import Testing
 
     #expect(heard.values == [.enqueued, .started])
   }
+
+  /// A sink's wake runs once the publisher has released its locks, the operation's and the
+  /// manager's (a `joined` event is decided under both): a wake that takes them again must not
+  /// deadlock. Every event here asks for a wake, which reads state behind both locks.
+  @Test func wakesRunOutsideTheOperationsAndTheManagersLocks() async throws {
+    let manager = OperationQueueManager(name: "audience.wakes")
+    let operation = ManualOperation(key: 1)
+    let woken = Recorder<OperationEvent.Kind>()
+    let sink = WakeEverySink { kind in
+      // Both take a lock that a publisher may hold while it decides an event.
+      _ = manager.inFlightOperation(for: operation.coalescingKey!)
+      _ = operation.isExecuting
+      woken.record(kind)
+    }
+    let subscription = manager.events.subscribe(OperationEventHub.Subscriber(sink))
+    defer { manager.events.unsubscribe(subscription) }
+
+    let first = Task { try await manager.perform(operation) }
+    #expect(await operation.started.wait())
+    // The join runs on a thread of its own: a wake run under the manager's lock would deadlock
+    // that thread alone, and the test would fail rather than hang.
+    let joined = Recorder<Int>()
+    Thread.detachNewThread {
+      manager.enqueue(ManualOperation(key: 1)) { (result: Result<Int, any Error>) in
+        joined.record((try? result.get()) ?? -1)
+      }
+    }
+    guard await woken.wait(forCount: 3) else {
+      Issue.record("a wake did not run: it waits for a lock its publisher still holds")
+      return
+    }
+    operation.release(1)
+    await expectValue(1, from: first)
+    #expect(await joined.wait(forCount: 1))
+    #expect(joined.values == [1])
+
+    #expect(await woken.wait(forCount: 4))
+    #expect(woken.values == [.enqueued, .started, .joined, .finished(.success)])
+  }
+}
+
+/// A sink that asks for a wake on every event; the wake calls `onWake` with the event's kind.
+private final class WakeEverySink: EventSink {
+  private final class Wake: EventWake {
+    private let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    func run() { body() }
+  }
+
+  private let onWake: @Sendable (OperationEvent.Kind) -> Void
+
+  init(_ onWake: @escaping @Sendable (OperationEvent.Kind) -> Void) {
+    self.onWake = onWake
+  }
+
+  func receive(_ makeEvent: @autoclosure () -> OperationEvent) -> (any EventWake)? {
+    let kind = makeEvent().kind
+    return Wake { [onWake] in onWake(kind) }
+  }
+
+  func finish() {}
 }

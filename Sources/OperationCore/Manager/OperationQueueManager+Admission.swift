@@ -88,9 +88,11 @@ extension OperationQueueManager {
     waiter: OperationWaiter?,
     priority: Operation.QueuePriority?
   ) -> Admission<Value, Failure>? {
+    var wakes = EventWakes()
     let joined = state.withLock { state in
-      Self.join(key, as: type, in: state, excluding: nil, waiter: waiter)
+      Self.join(key, as: type, in: state, excluding: nil, waiter: waiter, wakes: &wakes)
     }
+    wakes.run()
     guard let joined else { return nil }
     if let priority { joined.operation.raisePriority(to: priority) }
     return joined
@@ -118,10 +120,11 @@ extension OperationQueueManager {
     // One step under the manager's lock: join work in flight, or claim this operation,
     // register the waiter and index it, so two identical requests never both start fresh work.
     var claim = OperationStateMachine.Claim.alreadyClaimed
+    var wakes = EventWakes()
     let joined = state.withLock { state -> Admission<Value, Failure>? in
       if let joined = Self.join(
         key, as: ConcurrentOperation<Value, Failure>.self, in: state, excluding: operation,
-        waiter: waiter)
+        waiter: waiter, wakes: &wakes)
       {
         return joined
       }
@@ -131,6 +134,7 @@ extension OperationQueueManager {
       if case .claimed = claim { state.inFlight[key] = operation }
       return nil
     }
+    wakes.run()
     guard let joined else {
       return enqueue(operation, claim, waiter: waiter, generation: generation)
     }
@@ -198,7 +202,8 @@ extension OperationQueueManager {
   }
 
   /// Under the manager's lock: adds `waiter` to the open operation indexed under `key`, unless
-  /// it is `operation` itself.
+  /// it is `operation` itself. The `joined` event's wakes go to `wakes`, to run once the
+  /// manager's lock is released.
   ///
   /// No dynamic cast: an operation is indexed under its own key, and a key names the exact
   /// class of the operations that build it (``ConcurrentOperation/init(coalescingKey:)`` uses
@@ -210,13 +215,15 @@ extension OperationQueueManager {
     as type: ConcurrentOperation<Value, Failure>.Type,
     in state: State,
     excluding operation: ConcurrentOperation<Value, Failure>?,
-    waiter: OperationWaiter?
+    waiter: OperationWaiter?,
+    wakes: inout EventWakes
   ) -> Admission<Value, Failure>? {
     guard let found = state.inFlight[key] else { return nil }
     let current = unsafeDowncast(found, to: type)
-    guard current !== operation,
-      case .joined(let id, _) = current.join(waiter)
-    else { return nil }
+    guard current !== operation else { return nil }
+    let (join, joinWakes) = current.join(waiter)
+    guard case .joined(let id, _) = join else { return nil }
+    wakes = joinWakes
     return Admission(operation: current, waiterID: id)
   }
 }

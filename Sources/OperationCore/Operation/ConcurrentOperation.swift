@@ -225,15 +225,15 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   }
 
   /// Under the manager's lock: joins work that is still open (a nil waiter registers an
-  /// interest that never leaves); `.closed` when the operation is cancelled or settled.
-  final func join(_ waiter: OperationWaiter?) -> OperationStateMachine.Join {
-    let (join, wakes) = state.withLock { state in
+  /// interest that never leaves); `.closed` when the operation is cancelled or settled. The
+  /// `joined` event's wakes are returned, not run: the caller runs them once the manager's
+  /// lock is released too.
+  final func join(_ waiter: OperationWaiter?) -> (OperationStateMachine.Join, EventWakes) {
+    state.withLock { state in
       let join = state.join(waiter)
       guard case .joined(_, let event?) = join else { return (join, EventWakes()) }
       return (join, publish(event, to: state.eventAudience))
     }
-    wakes.run()
-    return join
   }
 
   /// Removes a waiter that no longer wants the value, resumes it with `outcome` (cancellation,
