@@ -1,7 +1,7 @@
 import Synchronization
 
-/// Fans a manager's lifecycle events out to subscribers. Publishing is a single atomic load
-/// when nobody subscribes.
+/// Fans a manager's lifecycle events out to subscribers. When nobody subscribes, admitting an
+/// operation costs one atomic load, and its events nothing.
 ///
 /// An operation claimed while anybody subscribes takes the subscribers of that moment as its
 /// ``EventAudience``, and its events go to them alone: a subscriber sees whole lifecycles,
