@@ -54,6 +54,26 @@ import Testing
     #expect(heard.values == [.enqueued, .started])
   }
 
+  /// An operation's terminal event is its last: from then on it holds no audience, so a
+  /// finished operation that its caller keeps does not keep its subscribers.
+  @Test func aFinishedOperationLetsGoOfItsAudience() async throws {
+    let manager = OperationQueueManager(name: "audience.released")
+    let operation = ManualOperation(key: 1)
+    let sinkReleased: WeakReference<IgnoringSink>
+    do {
+      let sink = IgnoringSink()
+      sinkReleased = WeakReference(sink)
+      let subscription = manager.events.subscribe(OperationEventHub.Subscriber(sink))
+      let task = Task { try await manager.perform(operation) }
+      #expect(await operation.started.wait())
+      operation.release(1)
+      await expectValue(1, from: task)
+      manager.events.unsubscribe(subscription)
+    }
+    #expect(sinkReleased.isReleased, "the finished operation still holds its audience")
+    withExtendedLifetime(operation) {}
+  }
+
   /// A sink's wake runs once the publisher has released its locks, the operation's and the
   /// manager's (a `joined` event is decided under both): a wake that takes them again must not
   /// deadlock. Every event here asks for a wake, which reads state behind both locks.
@@ -92,6 +112,12 @@ import Testing
     #expect(await woken.wait(forCount: 4))
     #expect(woken.values == [.enqueued, .started, .joined, .finished(.success)])
   }
+}
+
+/// A sink that drops every event.
+private final class IgnoringSink: EventSink {
+  func receive(_ makeEvent: @autoclosure () -> OperationEvent) -> (any EventWake)? { nil }
+  func finish() {}
 }
 
 /// A sink that asks for a wake on every event; the wake calls `onWake` with the event's kind.

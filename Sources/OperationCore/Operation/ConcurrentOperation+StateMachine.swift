@@ -59,6 +59,11 @@ struct OperationStateMachine {
     let kind: OperationEvent.Kind
     let waiterCount: Int
     var duration: Duration? = nil
+
+    /// Whether this is the operation's last event (`finished`).
+    var isTerminal: Bool {
+      if case .finished = kind { true } else { false }
+    }
   }
 
   /// What happens after delivering an outcome.
@@ -145,7 +150,8 @@ struct OperationStateMachine {
   private var announcement = Announcement.silent
   /// Who sees the operation's events: the manager's subscribers when it claimed the operation
   /// (set then, once), so subscribers that came later never see half a lifecycle; nil when
-  /// nobody subscribed.
+  /// nobody subscribed, and again once the terminal event is out (see
+  /// ``publishedTerminalEvent()``).
   private(set) var eventAudience: EventAudience?
   /// Configuration, not state: how long the operation may execute.
   var timeout: Duration?
@@ -358,6 +364,12 @@ struct OperationStateMachine {
     default:
       nil
     }
+  }
+
+  /// The terminal event has gone out, and nothing follows it: the audience is let go, so an
+  /// operation its caller keeps does not keep its subscribers' buffers.
+  mutating func publishedTerminalEvent() {
+    eventAudience = nil
   }
 
   /// The audience of a `retrying` event, if one may go out: the operation is announced and

@@ -89,7 +89,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     let (action, observer, wakes) = state.withLock { state in
       let action = state.start()
       var wakes = EventWakes()
-      if case .run(_, let event?) = action { wakes = publish(event, to: state.eventAudience) }
+      if case .run(_, let event?) = action { wakes = publish(event, in: &state) }
       return (action, state.observer, wakes)
     }
     wakes.run()
@@ -232,7 +232,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     state.withLock { state in
       let join = state.join(waiter)
       guard case .joined(_, let event?) = join else { return (join, EventWakes()) }
-      return (join, publish(event, to: state.eventAudience))
+      return (join, publish(event, in: &state))
     }
   }
 
@@ -267,8 +267,8 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   final func announceEnqueued() {
     let wakes = state.withLock { state in
       let (enqueued, later) = state.enqueued()
-      var wakes = publish(enqueued, to: state.eventAudience)
-      for event in later { wakes.add(publish(event, to: state.eventAudience)) }
+      var wakes = publish(enqueued, in: &state)
+      for event in later { wakes.add(publish(event, in: &state)) }
       return wakes
     }
     wakes.run()
@@ -320,7 +320,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       let action = input(&state)
       var wakes = EventWakes()
       if case .deliver(let delivered) = action, let event = delivered.event {
-        wakes = publish(event, to: state.eventAudience)
+        wakes = publish(event, in: &state)
       }
       return (action, state.observer, wakes)
     }
@@ -362,13 +362,14 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     observer?.operationDidFinish(self)
   }
 
-  /// Hands `event` to the subscribers in `audience`. Called under the lock: that keeps this
+  /// Hands `event` to the operation's audience. Called under the lock: that keeps this
   /// operation's events in the order they were decided. Subscribers only buffer the event; the
   /// wakes they ask for are returned, to run once the lock is released.
   private func publish(
-    _ event: OperationStateMachine.LifecycleEvent, to audience: EventAudience?
+    _ event: OperationStateMachine.LifecycleEvent, in state: inout OperationStateMachine
   ) -> EventWakes {
-    guard let audience else { return EventWakes() }
+    guard let audience = state.eventAudience else { return EventWakes() }
+    if event.isTerminal { state.publishedTerminalEvent() }
     return audience.publish(
       OperationEvent(
         kind: event.kind, operation: self, key: coalescingKey, waiterCount: event.waiterCount,
@@ -390,7 +391,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       guard let self else { return }
       let wakes = state.withLock { state in
         guard let event = state.stalled(after: threshold) else { return EventWakes() }
-        return publish(event, to: state.eventAudience)
+        return publish(event, in: &state)
       }
       wakes.run()
     }
