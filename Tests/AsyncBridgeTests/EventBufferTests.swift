@@ -20,8 +20,9 @@ import Testing
   private final class Marker {}
 
   /// Everything the buffer hands out until the end, batch by batch, each spent batch going
-  /// back for reuse as the stream's iterator does.
-  private static func drain(_ buffer: EventBuffer) async -> [[Int]] {
+  /// back for reuse as the stream's iterator does. Cancelling the draining task makes it leave,
+  /// as the stream's consumer does.
+  static func drain(_ buffer: EventBuffer) async -> [[Int]] {
     var batches: [[Int]] = []
     var spent: [OperationEvent] = []
     while true {
@@ -33,12 +34,33 @@ import Testing
       case .end:
         return batches
       case .wait:
-        guard let events = await withCheckedContinuation({ buffer.wait($0) }) else {
-          return batches
+        let events = await withTaskCancellationHandler {
+          await withCheckedContinuation { buffer.wait($0) }
+        } onCancel: {
+          buffer.terminate()
         }
+        guard let events else { return batches }
         batches.append(events.map(\.waiterCount))
       }
     }
+  }
+
+  /// Starts `publishers` threads, each receiving `perPublisher` numbered events (publisher
+  /// `p`'s are numbered from `p * perPublisher`) and running the wakes; each counts itself in
+  /// the returned counter when done.
+  static func publishOnThreads(
+    to buffer: EventBuffer, publishers: Int, perPublisher: Int
+  ) -> AsyncCounter {
+    let published = AsyncCounter()
+    for publisher in 0..<publishers {
+      Thread.detachNewThread {
+        for index in 0..<perPublisher {
+          buffer.receive(numbered(publisher * perPublisher + index))?.run()
+        }
+        _ = published.increment()
+      }
+    }
+    return published
   }
 
   @Test func unreadEventsComeInOneBatchInTheOrderReceived() async throws {
@@ -159,15 +181,8 @@ import Testing
     let perThread = StressBudget.isThreadSanitized ? 5_000 : 20_000
     let buffer = EventBuffer(capacity: threads * perThread)
     let consumer = Task { await Self.drain(buffer) }
-    let published = AsyncCounter()
-    for thread in 0..<threads {
-      Thread.detachNewThread {
-        for index in 0..<perThread {
-          buffer.receive(Self.numbered(thread * perThread + index))?.run()
-        }
-        _ = published.increment()
-      }
-    }
+    let published = Self.publishOnThreads(
+      to: buffer, publishers: threads, perPublisher: perThread)
     #expect(await published.wait(untilAtLeast: threads, timeout: .seconds(30)))
     buffer.finish()
 
@@ -216,37 +231,9 @@ import Testing
     ending: Ending, publishers: Int, perPublisher: Int, capacity: Int
   ) async -> String? {
     let buffer = EventBuffer(capacity: capacity)
-    let consumer = Task { () -> [Int] in
-      var received: [Int] = []
-      var spent: [OperationEvent] = []
-      while true {
-        switch buffer.take(recycling: &spent) {
-        case .batch(var events):
-          received += events.map(\.waiterCount)
-          events.removeAll(keepingCapacity: true)
-          spent = events
-        case .end:
-          return received
-        case .wait:
-          let batch = await withTaskCancellationHandler {
-            await withCheckedContinuation { buffer.wait($0) }
-          } onCancel: {
-            buffer.terminate()
-          }
-          guard let batch else { return received }
-          received += batch.map(\.waiterCount)
-        }
-      }
-    }
-    let published = AsyncCounter()
-    for publisher in 0..<publishers {
-      Thread.detachNewThread {
-        for index in 0..<perPublisher {
-          buffer.receive(EventBufferTests.numbered(publisher * perPublisher + index))?.run()
-        }
-        _ = published.increment()
-      }
-    }
+    let consumer = Task { await EventBufferTests.drain(buffer).flatMap { $0 } }
+    let published = EventBufferTests.publishOnThreads(
+      to: buffer, publishers: publishers, perPublisher: perPublisher)
     let publishedAll: Bool
     switch ending {
     case .finish:
