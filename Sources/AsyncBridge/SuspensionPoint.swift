@@ -68,10 +68,10 @@ final class SuspensionPoint: @unchecked Sendable {
   /// Hands the caller its outcome. Called exactly once (the waiter's owner guarantees it).
   func deliver(_ outcome: ErasedOutcome) {
     handedOver = outcome
-    guard handoff.exchange(Self.delivered, ordering: .acquiringAndReleasing) == Self.suspended,
-      let continuation
+    guard handoff.exchange(Self.delivered, ordering: .acquiringAndReleasing) == Self.suspended
     else { return }
-    continuation.resume()
+    // Resumed where it is stored: copying the continuation out costs a generic copy.
+    continuation?.resume()
   }
 
   /// Suspends the calling task until the outcome is delivered (at once if it was). Cancelling
@@ -97,17 +97,16 @@ final class SuspensionPoint: @unchecked Sendable {
     if !suspended { continuation.resume() }
   }
 
-  /// The outcome, once the caller has resumed; closes the registration.
+  /// Moves the outcome out, once the caller has resumed (called once); closes the registration.
   @usableFromInline
   func takeOutcome() -> ErasedOutcome {
     close()
     // Written before the exchange that published `delivered`. Acquiring that stage here orders
     // the read after the write by itself, whichever thread resumed the task (ThreadSanitizer
     // saw no order through the continuation alone).
-    guard handoff.load(ordering: .acquiring) == Self.delivered, let handedOver else {
-      preconditionFailure("resumed without an outcome")
-    }
-    return handedOver
+    guard handoff.load(ordering: .acquiring) == Self.delivered, let outcome = handedOver.take()
+    else { preconditionFailure("resumed without an outcome") }
+    return outcome
   }
 
   // MARK: Leaving against registration

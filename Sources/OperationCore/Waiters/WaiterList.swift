@@ -58,7 +58,10 @@ struct WaiterList: Sendable {
   /// Resumes every waiter with `outcome`, in arrival order. Call it outside any lock.
   func resumeAll(with outcome: ErasedOutcome) {
     first?.waiter?.resume(with: outcome)
-    for entry in others { entry.waiter?.resume(with: outcome) }
+    // Through the buffer, so each waiter is resumed where it is stored, not copied out first.
+    others.withUnsafeBufferPointer { entries in
+      for index in entries.indices { entries[index].waiter?.resume(with: outcome) }
+    }
   }
 
   /// The position of `id` in `others`, by binary search.
