@@ -12,6 +12,9 @@ extension Benchmark {
     case actor
     /// A `Mutex` singleflight (``MutexSingleflight``).
     case mutex
+    /// A `Mutex` singleflight whose callers can each leave on cancellation
+    /// (``LeavingSingleflight``).
+    case leaving
     /// No sharing: each caller awaits the work itself (with a gate's wait as the work, a bare
     /// checked continuation).
     case continuation
@@ -32,6 +35,9 @@ extension Benchmark {
         return { try await singleflight.value(for: key, body) }
       case .mutex:
         let singleflight = MutexSingleflight()
+        return { try await singleflight.value(for: key, body) }
+      case .leaving:
+        let singleflight = LeavingSingleflight()
         return { try await singleflight.value(for: key, body) }
       case .continuation:
         return body

@@ -118,7 +118,7 @@ extension Benchmark {
         switch caller {
         case .run, .perform: joined.value >= waiters
         case .continuation: gate.waitingCount == waiters
-        case .actor, .mutex: arrived.value == waiters
+        case .actor, .mutex, .leaving: arrived.value == waiters
         }
       }
       subscriber.cancel()

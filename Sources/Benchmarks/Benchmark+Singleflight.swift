@@ -48,3 +48,76 @@ extension Benchmark {
     }
   }
 }
+
+extension Benchmark {
+  /// In-flight de-duplication whose callers can each leave, as a user writes it when a
+  /// cancelled caller must be let go at once (as `manager.run(key:_:)` lets it go): every
+  /// caller waits on its own checked continuation, kept with the shared task in a `Mutex`
+  /// dictionary, under a task cancellation handler. A leaving caller is resumed with
+  /// `CancellationError`; the last one to leave cancels the shared task.
+  ///
+  /// ``MutexSingleflight`` is cheaper because its callers cannot leave: `Task.value` returns
+  /// only when the shared work ends, whatever happens to the caller.
+  final class LeavingSingleflight: Sendable {
+    private struct Flight {
+      let task: Task<Void, Never>
+      var waiters: [UInt64: CheckedContinuation<Int, any Error>]
+    }
+
+    private let flights = Mutex<[String: Flight]>([:])
+    private let nextID = Atomic<UInt64>(0)
+
+    /// Creates an empty singleflight.
+    init() {}
+
+    /// Returns the value of the in-flight work for `key`, starting `work` if there is none.
+    /// Cancelling the calling task throws `CancellationError` at once.
+    func value(
+      for key: String, _ work: @escaping @Sendable () async throws -> Int
+    ) async throws -> Int {
+      let id = nextID.add(1, ordering: .relaxed).newValue
+      return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+          // Under the lock, so a cancellation handler that already ran (and found nothing to
+          // remove) is seen here.
+          let admitted = flights.withLock { flights in
+            if Task.isCancelled { return false }
+            if flights[key] != nil {
+              flights[key]?.waiters[id] = continuation
+            } else {
+              flights[key] = Flight(task: start(key, work), waiters: [id: continuation])
+            }
+            return true
+          }
+          if !admitted { continuation.resume(throwing: CancellationError()) }
+        }
+      } onCancel: {
+        let (waiter, orphaned) = flights.withLock { flights in
+          let waiter = flights[key]?.waiters.removeValue(forKey: id)
+          let orphaned = flights[key].flatMap { $0.waiters.isEmpty ? $0.task : nil }
+          return (waiter, orphaned)
+        }
+        waiter?.resume(throwing: CancellationError())
+        orphaned?.cancel()
+      }
+    }
+
+    /// How many callers wait for `key`'s work now.
+    func waiterCount(for key: String) -> Int {
+      flights.withLock { $0[key]?.waiters.count ?? 0 }
+    }
+
+    /// Starts the shared task for `key`: it runs `work`, then takes the flight out and
+    /// resumes every caller still waiting.
+    private func start(
+      _ key: String, _ work: @escaping @Sendable () async throws -> Int
+    ) -> Task<Void, Never> {
+      Task {
+        let result: Result<Int, any Error>
+        do { result = .success(try await work()) } catch { result = .failure(error) }
+        let waiters = flights.withLock { $0.removeValue(forKey: key)?.waiters ?? [:] }
+        for waiter in waiters.values { waiter.resume(with: result) }
+      }
+    }
+  }
+}
