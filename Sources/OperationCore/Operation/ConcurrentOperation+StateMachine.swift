@@ -221,7 +221,7 @@ struct OperationStateMachine {
           announcement = .awaitingEnqueue(enqueued: enqueued, later: [])
           eventAudience = audience
         }
-        return .claimed(waiterID: add(waiter), announces: audience != nil)
+        return .claimed(waiterID: add(waiter).id, announces: audience != nil)
       case .deliveringBeforeStart(let outcome, _), .settled(let outcome, _):
         // Settled before it was enqueued: its terminal event follows `enqueued`.
         if let audience {
@@ -253,44 +253,59 @@ struct OperationStateMachine {
   }
 
   mutating func start() -> StartAction {
-    switch (slot, delivery) {
-    case (.pending, .open):
-      let now = MonotonicInstant.now
-      slot = .executing(since: now)
-      return .run(timeout: timeout, event: record(.started, waiterCount: 0))
-    case (.pending, .deliveringBeforeStart):
-      slot = .startedDuringDelivery
+    // Nested switches rather than one over `(slot, delivery)`: a tuple of the two would copy
+    // the waiter list on every input.
+    switch slot {
+    case .pending:
+      switch delivery {
+      case .open:
+        slot = .executing(since: MonotonicInstant.now)
+        return .run(timeout: timeout, event: record(.started, waiterCount: 0))
+      case .deliveringBeforeStart:
+        slot = .startedDuringDelivery
+        return .none
+      case .settled:
+        slot = .finished
+        return .reportFinished
+      case .modifying:
+        preconditionFailure("started while modifying")
+      }
+    case .startedDuringDelivery, .executing, .finished:
       return .none
-    case (.pending, .settled):
-      slot = .finished
-      return .reportFinished
-    case (.startedDuringDelivery, _), (.executing, _), (.finished, _):
-      return .none
-    case (.pending, .modifying):
-      preconditionFailure("started while modifying")
     }
   }
 
   /// The work ended (the subclass called `finish`). A second call only releases the slot of
   /// an operation that stayed executing after its cancellation.
   mutating func finish(with outcome: ErasedOutcome) -> Action {
-    switch (delivery, slot) {
-    case (.open(let waiters, _, _), .pending):
-      return settleBeforeStart(outcome, waiters: waiters, cancelled: outcome.isCancellation)
-    case (.open(let waiters, _, _), .executing(let since)):
-      delivery = .settled(outcome, cancelled: outcome.isCancellation)
-      slot = .finished
-      return settle(
-        outcome, waiters: waiters, since: since, stopsWork: false, then: .reportFinished)
-    case (.deliveringBeforeStart, _), (.settled, .pending), (.settled, .startedDuringDelivery),
-      (.settled, .finished):
+    switch delivery {
+    case .open:
+      switch slot {
+      case .pending:
+        return settleBeforeStart(
+          outcome, waiters: takeOpen().waiters, cancelled: outcome.isCancellation)
+      case .executing(let since):
+        let waiters = takeOpen().waiters
+        delivery = .settled(outcome, cancelled: outcome.isCancellation)
+        slot = .finished
+        return settle(
+          outcome, waiters: waiters, since: since, stopsWork: false, then: .reportFinished)
+      case .startedDuringDelivery, .finished:
+        preconditionFailure("an open operation cannot have been reported finished")
+      }
+    case .deliveringBeforeStart:
       return .none
-    case (.settled, .executing):
-      // Cancelled with `finishesImmediatelyWhenCancelled == false`: the work has stopped.
-      slot = .finished
-      return .reportFinished
-    case (.open, .startedDuringDelivery), (.open, .finished), (.modifying, _):
-      preconditionFailure("an open operation cannot have been reported finished")
+    case .settled:
+      switch slot {
+      case .executing:
+        // Cancelled with `finishesImmediatelyWhenCancelled == false`: the work has stopped.
+        slot = .finished
+        return .reportFinished
+      case .pending, .startedDuringDelivery, .finished:
+        return .none
+      }
+    case .modifying:
+      preconditionFailure("finished while modifying")
     }
   }
 
@@ -298,42 +313,57 @@ struct OperationStateMachine {
   /// operation is told to stop its work and, if `finishIfExecuting`, reported finished. A
   /// pending operation is never reported finished here: its queue must start it first.
   mutating func cancel(finishIfExecuting: Bool) -> Action {
-    switch (delivery, slot) {
-    case (.open(let waiters, _, _), .pending):
-      return settleBeforeStart(.cancelled, waiters: waiters, cancelled: true)
-    case (.open(let waiters, _, _), .executing(let since)):
-      delivery = .settled(.cancelled, cancelled: true)
-      if finishIfExecuting { slot = .finished }
-      return settle(
-        .cancelled, waiters: waiters, since: since, stopsWork: true,
-        then: finishIfExecuting ? .reportFinished : .nothing)
-    case (.deliveringBeforeStart(let outcome, _), _):
+    switch delivery {
+    case .open:
+      switch slot {
+      case .pending:
+        return settleBeforeStart(.cancelled, waiters: takeOpen().waiters, cancelled: true)
+      case .executing(let since):
+        let waiters = takeOpen().waiters
+        delivery = .settled(.cancelled, cancelled: true)
+        if finishIfExecuting { slot = .finished }
+        return settle(
+          .cancelled, waiters: waiters, since: since, stopsWork: true,
+          then: finishIfExecuting ? .reportFinished : .nothing)
+      case .startedDuringDelivery, .finished:
+        preconditionFailure("an open operation cannot have been reported finished")
+      }
+    case .deliveringBeforeStart(let outcome, _):
       delivery = .deliveringBeforeStart(outcome, cancelled: true)
       return .none
-    case (.settled(let outcome, _), .pending), (.settled(let outcome, _), .executing),
-      (.settled(let outcome, _), .startedDuringDelivery):
-      // Settled but not finished: `isCancelled` turns true, as `Operation.cancel()` promises.
-      delivery = .settled(outcome, cancelled: true)
-      return .none
-    case (.settled, .finished):
-      return .none
-    case (.open, .startedDuringDelivery), (.open, .finished), (.modifying, _):
-      preconditionFailure("an open operation cannot have been reported finished")
+    case .settled(let outcome, _):
+      switch slot {
+      case .pending, .executing, .startedDuringDelivery:
+        // Settled but not finished: `isCancelled` turns true, as `Operation.cancel()` promises.
+        delivery = .settled(outcome, cancelled: true)
+        return .none
+      case .finished:
+        return .none
+      }
+    case .modifying:
+      preconditionFailure("cancelled while modifying")
     }
   }
 
   /// The timeout expired: waiters get the timeout error, the work is told to stop, and the
   /// queue slot is released.
   mutating func timeOut(_ error: OperationTimeoutError) -> Action {
-    switch (delivery, slot) {
-    case (.open(let waiters, _, _), .executing(let since)):
-      delivery = .settled(.timedOut(error), cancelled: true)
-      slot = .finished
-      return settle(
-        .timedOut(error), waiters: waiters, since: since, stopsWork: true, then: .reportFinished)
-    case (.open, _), (.deliveringBeforeStart, _), (.settled, _):
+    switch delivery {
+    case .open:
+      switch slot {
+      case .executing(let since):
+        let waiters = takeOpen().waiters
+        delivery = .settled(.timedOut(error), cancelled: true)
+        slot = .finished
+        return settle(
+          .timedOut(error), waiters: waiters, since: since, stopsWork: true,
+          then: .reportFinished)
+      case .pending, .startedDuringDelivery, .finished:
+        return .none
+      }
+    case .deliveringBeforeStart, .settled:
       return .none
-    case (.modifying, _):
+    case .modifying:
       preconditionFailure("timed out while modifying")
     }
   }
@@ -388,10 +418,8 @@ struct OperationStateMachine {
   mutating func join(_ waiter: OperationWaiter?) -> Join {
     switch delivery {
     case .open:
-      let id = add(waiter)
-      guard case .open(let waiters, _, _) = delivery else { preconditionFailure() }
-      let event = record(.joined, waiterCount: waiters.count)
-      return .joined(waiterID: id, event: event)
+      let (id, waiterCount) = add(waiter)
+      return .joined(waiterID: id, event: record(.joined, waiterCount: waiterCount))
     case .deliveringBeforeStart, .settled:
       return .closed
     case .modifying:
@@ -405,7 +433,7 @@ struct OperationStateMachine {
     switch delivery {
     case .open:
       // A non-nil waiter always gets an identity.
-      return .added(waiterID: add(waiter) ?? 0)
+      return .added(waiterID: add(waiter).id ?? 0)
     case .deliveringBeforeStart(let outcome, _), .settled(let outcome, _):
       return .settled(outcome)
     case .modifying:
@@ -416,8 +444,8 @@ struct OperationStateMachine {
   /// Removes a waiter that no longer wants the value.
   mutating func removeWaiter(_ id: OperationWaiter.ID) -> Departure {
     switch delivery {
-    case .open(var waiters, let nextID, let keepsAlive):
-      delivery = .modifying
+    case .open:
+      var (waiters, nextID, keepsAlive) = takeOpen()
       let waiter = waiters.remove(id: id)
       let cancelsOperation = waiters.isEmpty && !keepsAlive
       delivery = .open(waiters, nextID: nextID, keepsAlive: keepsAlive)
@@ -432,13 +460,24 @@ struct OperationStateMachine {
 
   // MARK: Helpers
 
-  /// Registers `waiter` on open work; returns its identity (nil for a nil waiter, which only
-  /// marks an interest that never leaves).
-  private mutating func add(_ waiter: OperationWaiter?) -> OperationWaiter.ID? {
-    guard case .open(var waiters, let nextID, var keepsAlive) = delivery else {
-      preconditionFailure("added a waiter to settled work")
+  /// Moves the open delivery's parts out, leaving `.modifying` until the caller stores a
+  /// delivery again. Moved, not copied: the waiter list stays uniquely referenced, and no copy
+  /// of it is made and destroyed.
+  private mutating func takeOpen() -> (
+    waiters: WaiterList, nextID: OperationWaiter.ID, keepsAlive: Bool
+  ) {
+    var taken = Delivery.modifying
+    swap(&taken, &delivery)
+    guard case .open(let waiters, let nextID, let keepsAlive) = consume taken else {
+      preconditionFailure("took the waiters of work that is not open")
     }
-    delivery = .modifying
+    return (waiters, nextID, keepsAlive)
+  }
+
+  /// Registers `waiter` on open work; returns its identity (nil for a nil waiter, which only
+  /// marks an interest that never leaves) and how many waiters the work has now.
+  private mutating func add(_ waiter: OperationWaiter?) -> (id: OperationWaiter.ID?, count: Int) {
+    var (waiters, nextID, keepsAlive) = takeOpen()
     var id: OperationWaiter.ID?
     if let waiter {
       waiters.append(waiter, id: nextID)
@@ -447,8 +486,9 @@ struct OperationStateMachine {
     } else {
       keepsAlive = true
     }
-    delivery = .open(waiters, nextID: id == nil ? nextID : nextID &+ 1, keepsAlive: keepsAlive)
-    return id
+    if id != nil { nextID &+= 1 }
+    delivery = .open(waiters, nextID: nextID, keepsAlive: keepsAlive)
+    return (id, waiters.count)
   }
 
   /// Returns the event to publish now, or keeps it until the operation is in its queue. With
@@ -459,8 +499,13 @@ struct OperationStateMachine {
     switch announcement {
     case .silent:
       return nil
-    case .awaitingEnqueue(let enqueued, var later):
-      announcement = .silent  // Keeps `later` uniquely referenced while it grows.
+    case .awaitingEnqueue:
+      // Moved out, so `later` stays uniquely referenced while it grows.
+      var taken = Announcement.silent
+      swap(&taken, &announcement)
+      guard case .awaitingEnqueue(let enqueued, var later) = consume taken else {
+        preconditionFailure()
+      }
       later.append(LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since?.elapsed))
       announcement = .awaitingEnqueue(enqueued: enqueued, later: later)
       return nil
