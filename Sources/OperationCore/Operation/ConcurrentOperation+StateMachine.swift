@@ -95,6 +95,14 @@ struct OperationStateMachine {
     case deliver(Delivered)
     /// Report the operation finished to its queue (its outcome was delivered before).
     case reportFinished
+
+    /// The event to publish under the lock, if any.
+    var event: LifecycleEvent? {
+      switch self {
+      case .deliver(let delivered): delivered.event
+      case .none, .reportFinished: nil
+      }
+    }
   }
 
   /// What `start()` must do.

@@ -319,13 +319,11 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     let (action, observer, wakes) = state.withLock { state in
       let action = input(&state)
       var wakes = EventWakes()
-      if case .deliver(let delivered) = action, let event = delivered.event {
-        wakes = publish(event, in: &state)
-      }
+      if let event = action.event { wakes = publish(event, in: &state) }
       return (action, state.observer, wakes)
     }
     wakes.run()
-    switch action {
+    switch consume action {
     case .none:
       return
     case .reportFinished:
