@@ -13,12 +13,13 @@ extension Benchmark {
   /// runs showed steps of up to 2.4 MiB that never grew further, on the old build as on the
   /// new. Leaked memory stays live, and resident.
   ///
-  /// `VmHWM` is process-wide. The scenario runs last; it first hands the heap that earlier
-  /// scenarios freed back to the system (`malloc_trim`, `heap_trimmed`) and resets the peak
-  /// through `/proc/self/clear_refs` (`peak_reset`). If the kernel refuses the reset, the peak
-  /// includes every scenario that ran before (`peak_before_mib` is the peak before the reset
-  /// either way). The peak also includes the runtime, Foundation and the other scenarios' live
-  /// leftovers (such as the `URLSession`), not only this scenario's operations.
+  /// `VmHWM` is process-wide. The scenario runs first, before any other scenario has grown the
+  /// heap; it also hands freed heap back to the system (`malloc_trim`, `heap_trimmed`) and
+  /// resets the peak through `/proc/self/clear_refs` (`peak_reset`), for runs that choose
+  /// their scenarios with `BENCH_ONLY`. If the kernel refuses the reset, the peak includes what
+  /// ran before (`peak_before_mib` is the peak before the reset either way). The peak also
+  /// includes the runtime and Foundation (`start_rss_mib`; `start_heap_in_use_mib` is the part
+  /// of it in live heap allocations), not only this scenario's operations.
   enum Memory {
     /// The peak resident set size allowed, in MiB.
     static let targetPeakMiB = 64.0
@@ -35,6 +36,7 @@ extension Benchmark {
       let trimmed = ProcessMemory.returnFreeMemory()
       let peakReset = ProcessMemory.resetPeak()
       let startRSS = ProcessMemory.residentMiB
+      let startHeap = ProcessMemory.heapInUseBytes.map { Double($0) / 1_048_576 }
       let manager = OperationQueueManager(name: "bench.memory")
 
       var afterFirstWindow: Double?
@@ -86,6 +88,7 @@ extension Benchmark {
           ("growth_mib", .number(growth)),
           ("growth_second_half_mib", .number(secondHalfGrowth)),
           ("start_rss_mib", .number(startRSS)),
+          ("start_heap_in_use_mib", .number(startHeap)),
           ("end_rss_mib", .number(endRSS)),
           ("heap_trimmed", .bool(trimmed)),
           ("peak_reset", .bool(peakReset)),
