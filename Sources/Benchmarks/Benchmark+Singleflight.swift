@@ -54,12 +54,16 @@ extension Benchmark {
   /// cancelled caller must be let go at once (as `manager.run(key:_:)` lets it go): every
   /// caller waits on its own checked continuation, kept with the shared task in a `Mutex`
   /// dictionary, under a task cancellation handler. A leaving caller is resumed with
-  /// `CancellationError`; the last one to leave cancels the shared task.
+  /// `CancellationError`; the last one to leave cancels the shared task and takes its flight
+  /// out, so a later caller starts afresh rather than joining cancelled work.
   ///
   /// ``MutexSingleflight`` is cheaper because its callers cannot leave: `Task.value` returns
   /// only when the shared work ends, whatever happens to the caller.
   final class LeavingSingleflight: Sendable {
     private struct Flight {
+      /// The identity of the caller that started it: a finished task takes out only its own
+      /// flight, not a later one for the same key.
+      let id: UInt64
       let task: Task<Void, Never>
       var waiters: [UInt64: CheckedContinuation<Int, any Error>]
     }
@@ -85,17 +89,21 @@ extension Benchmark {
             if flights[key] != nil {
               flights[key]?.waiters[id] = continuation
             } else {
-              flights[key] = Flight(task: start(key, work), waiters: [id: continuation])
+              flights[key] = Flight(
+                id: id, task: start(key, id: id, work), waiters: [id: continuation])
             }
             return true
           }
           if !admitted { continuation.resume(throwing: CancellationError()) }
         }
       } onCancel: {
-        let (waiter, orphaned) = flights.withLock { flights in
-          let waiter = flights[key]?.waiters.removeValue(forKey: id)
-          let orphaned = flights[key].flatMap { $0.waiters.isEmpty ? $0.task : nil }
-          return (waiter, orphaned)
+        let (waiter, orphaned) = flights.withLock {
+          flights -> (CheckedContinuation<Int, any Error>?, Task<Void, Never>?) in
+          guard let waiter = flights[key]?.waiters.removeValue(forKey: id) else {
+            return (nil, nil)
+          }
+          guard flights[key]?.waiters.isEmpty == true else { return (waiter, nil) }
+          return (waiter, flights.removeValue(forKey: key)?.task)
         }
         waiter?.resume(throwing: CancellationError())
         orphaned?.cancel()
@@ -107,15 +115,17 @@ extension Benchmark {
       flights.withLock { $0[key]?.waiters.count ?? 0 }
     }
 
-    /// Starts the shared task for `key`: it runs `work`, then takes the flight out and
-    /// resumes every caller still waiting.
+    /// Starts the shared task for `key`'s flight `id`: it runs `work`, then takes its flight
+    /// out (unless the last caller took it out before) and resumes every caller still waiting.
     private func start(
-      _ key: String, _ work: @escaping @Sendable () async throws -> Int
+      _ key: String, id: UInt64, _ work: @escaping @Sendable () async throws -> Int
     ) -> Task<Void, Never> {
       Task {
         let result: Result<Int, any Error>
         do { result = .success(try await work()) } catch { result = .failure(error) }
-        let waiters = flights.withLock { $0.removeValue(forKey: key)?.waiters ?? [:] }
+        let waiters = flights.withLock { flights in
+          flights[key]?.id == id ? flights.removeValue(forKey: key)?.waiters ?? [:] : [:]
+        }
         for waiter in waiters.values { waiter.resume(with: result) }
       }
     }

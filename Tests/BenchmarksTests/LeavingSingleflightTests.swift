@@ -5,7 +5,7 @@ import Testing
 
 /// The fan-in scenario's context baseline is correct code a user would ship: callers of one key
 /// share one execution, a cancelled caller leaves at once without disturbing the others, and
-/// the last caller to leave cancels the shared work.
+/// the last caller to leave cancels the shared work, which a later caller does not join.
 @Suite struct LeavingSingleflightTests {
   private let key = "k"
 
@@ -67,6 +67,29 @@ import Testing
 
     #expect(await workCancelled.wait(), "the shared work was not cancelled")
     await #expect(throws: CancellationError.self) { try await caller.value }
+  }
+
+  @Test func aCallerAfterTheLastOneLeftStartsAfresh() async throws {
+    let singleflight = Benchmark.LeavingSingleflight()
+    let executions = AsyncCounter()
+    let firstCancelled = Gate()
+    let work: @Sendable () async throws -> Int = {
+      let execution = executions.increment()
+      guard execution == 1 else { return 42 }
+      // The first execution outlives its cancellation, so a new caller could still find it.
+      await firstCancelled.wait()
+      throw CancellationError()
+    }
+    let leaving = Task { try await singleflight.value(for: key, work) }
+    try #require(await eventually { singleflight.waiterCount(for: key) == 1 })
+    leaving.cancel()
+    await #expect(throws: CancellationError.self) { try await leaving.value }
+
+    let later = try await singleflight.value(for: key, work)
+
+    #expect(later == 42, "the later caller joined the cancelled work")
+    #expect(executions.value == 2)
+    firstCancelled.open()
   }
 
   @Test func anAlreadyCancelledCallerStartsNothing() async {
