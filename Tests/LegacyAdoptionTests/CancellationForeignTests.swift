@@ -150,6 +150,7 @@ import Testing
   /// work runs to its end, and it keeps its queue slot until then, as in a plain queue.
   @Test func workThatIgnoresCancellationKeepsItsSlotButNotItsWaiter() async {
     let manager = OperationQueueManager(maxConcurrentOperationCount: 1)
+    let threads = manager.queue.runsBlockingWork(label: "cancellation.stubborn")
     let work = BlockingWork()
     let stubborn = BlockOperation { work.run() }
     let task = Task { try await manager.perform(stubborn) }
@@ -164,6 +165,7 @@ import Testing
     _ = await value(of: nextTask)
     #expect(work.runCount == 1)
     #expect(await becomesIdle(manager, within: .seconds(30)))
+    withExtendedLifetime(threads) {}
   }
 
   /// The same instance handed over again after its first caller left: the new request does

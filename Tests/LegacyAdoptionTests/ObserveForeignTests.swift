@@ -13,6 +13,7 @@ import Testing
       work.run()
       return Data(id.utf8)
     }
+    let threads = avatars.queue.runsBlockingWork(label: "observe.avatars")
     let operation = avatars.loadAvatar(id: "7") { _ in }
     let task = Task { try await manager.waitUntilFinished(operation) }
     #expect(await work.started.wait())
@@ -20,6 +21,7 @@ import Testing
     _ = await value(of: task)
     #expect(avatars.avatar(for: "7") == Data("7".utf8))
     #expect(manager.isIdle)
+    withExtendedLifetime(threads) {}
   }
 
   @Test func readsTheOutcomeOfAnOperationOnAnotherQueue() async {

@@ -37,7 +37,9 @@ import Testing
       while !handlerMayReturn.isOpen { usleep(100) }
     }
     cancelledPending.cancel()
-    DispatchQueue.global().async { settledDuringDelivery.cancel() }
+    // On a queue of its own, not the global pool: the handler above polls on this thread, and
+    // on a one-core machine a polling pool thread would hold the whole pool.
+    DispatchQueue(label: "reliability.probe.canceller").async { settledDuringDelivery.cancel() }
     #expect(await handlerEntered.wait())
 
     manager.isSuspended = false

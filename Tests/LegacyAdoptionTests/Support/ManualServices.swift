@@ -39,6 +39,19 @@ struct FixedQuestionStore: LegacyQuestionStore {
   }
 }
 
+extension OperationQueue {
+  /// Runs this queue's operations on threads of a queue of their own instead of the global
+  /// pool's, for operations that block (``BlockingWork``). The global pool is as wide as the
+  /// machine has cores: on one core, a blocked operation would stall every task and every
+  /// queue in the process until it timed out. Returns that queue: keep it alive while this
+  /// queue runs (Foundation holds it unowned).
+  func runsBlockingWork(label: String) -> DispatchQueue {
+    let threads = DispatchQueue(label: label, attributes: .concurrent)
+    underlyingQueue = threads
+    return threads
+  }
+}
+
 /// Runs `body` on a new thread-pool thread after blocking it until `gate` opens (bounded),
 /// counting executions: the work of a `BlockOperation` that never checks `isCancelled`.
 final class BlockingWork: Sendable {
