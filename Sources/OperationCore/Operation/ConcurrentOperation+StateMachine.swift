@@ -512,7 +512,7 @@ struct OperationStateMachine {
       var taken = Announcement.silent
       swap(&taken, &announcement)
       guard case .awaitingEnqueue(let enqueued, var later) = consume taken else {
-        preconditionFailure()
+        preconditionFailure("the announcement changed while an event was recorded")
       }
       later.append(LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since?.elapsed))
       announcement = .awaitingEnqueue(enqueued: enqueued, later: later)

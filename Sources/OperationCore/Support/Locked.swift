@@ -26,8 +26,8 @@ package struct Locked<State> {
 
   /// Creates a lock guarding `initialState`.
   package init(_ initialState: @autoclosure () -> State) {
-    // Built in place: a state passed in by value would be copied into the buffer, then
-    // destroyed (~185 instructions for an operation's state).
+    // Built in place: a state passed in by value was copied into the buffer, then destroyed
+    // (~350 instructions per operation for an operation's state, callgrind).
     let buffer = Storage.create(minimumCapacity: 1) { _ in initialState() }
     storage = unsafeDowncast(buffer, to: Storage.self)
     storage.withUnsafeMutablePointerToElements { mutex in
