@@ -3,7 +3,7 @@ import OperationCore
 /// Remembers, per site, until when the API asked not to call `/questions` again.
 ///
 /// Single calls ask ``checkCall(site:)`` and fail fast; a page sequence asks
-/// ``waitUntilOpen(site:)`` and waits. Both read the same deadlines, so a backoff one of them
+/// ``waitUntilOpen(site:longest:)`` and waits. Both read the same deadlines, so a backoff one of them
 /// received holds for the other.
 final class BackoffGate: Sendable {
   // State lives in `deadlines`, guarded by its lock; `clock` is immutable.
@@ -35,14 +35,22 @@ final class BackoffGate: Sendable {
     }
   }
 
-  /// Waits until no backoff for `site` is pending, including one recorded while waiting.
+  /// Waits until no backoff for `site` is pending, including one recorded while waiting, as
+  /// long as none has more than `longest` left.
   ///
   /// - Returns: How long it waited; zero when no backoff was pending.
-  /// - Throws: `CancellationError` at once when the task is cancelled while waiting.
-  func waitUntilOpen(site: String) async throws -> Duration {
+  /// - Throws: ``BackoffError`` with the time left, without waiting further, when a pending
+  ///   backoff has more than `longest` left; `CancellationError` at once when the task is
+  ///   cancelled while waiting.
+  func waitUntilOpen(site: String, longest: Duration) async throws -> Duration {
     let start = clock.now()
     var waited = false
-    while let deadline = pendingDeadline(site: site, now: clock.now()) {
+    while true {
+      let now = clock.now()
+      guard let deadline = pendingDeadline(site: site, now: now) else { break }
+      guard deadline - now <= longest else {
+        throw BackoffError(site: site, retryAfter: deadline - now)
+      }
       waited = true
       try await clock.sleep(deadline)
     }

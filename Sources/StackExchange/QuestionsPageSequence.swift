@@ -16,7 +16,10 @@
 /// later: the sequence waits without holding a thread, and reports the wait in
 /// ``FetchedQuestionsPage/backoffWait`` of the page that followed it. The same backoff makes
 /// single calls for that site fail fast with ``BackoffError`` meanwhile, and a backoff that
-/// single calls received is waited out here too: both read the data manager's record.
+/// single calls received is waited out here too: both read the data manager's record. A
+/// backoff with more than `maxBackoffWait` left (by default ``defaultMaxBackoffWait``, 60 s) is
+/// not waited out: the sequence ends with ``BackoffError``, whose `retryAfter` says how long
+/// remains, rather than sit silent for as long as a misbehaving server asks.
 ///
 /// **Cancellation.** Cancelling the task that iterates ends the pending `next()` at once with
 /// `CancellationError`, whether it waits for a response or for a backoff, and cancels the page
@@ -24,7 +27,8 @@
 /// `CancellationError` without sending anything.
 ///
 /// **Errors.** The first error ends the sequence (later calls to `next()` return nil):
-/// ``QueryError`` for an invalid query or base URL, `NetworkingError` when an exchange fails
+/// ``QueryError`` for an invalid query or base URL, ``BackoffError`` for a backoff too long to
+/// wait out, `NetworkingError` when an exchange fails
 /// (the API's error body arrives as `badStatus` carrying a ``StackExchangeAPIError``, see
 /// `NetworkingError.stackExchangeAPIError`), `OperationTimeoutError` past the request timeout,
 /// `CancellationError` when cancelled.
@@ -35,15 +39,25 @@ public struct QuestionsPageSequence: AsyncSequence, Sendable {
   private let dataManager: QuestionsDataManager
   private let query: QuestionsQuery
   private let maxPages: Int
+  private let maxBackoffWait: Duration
 
-  init(dataManager: QuestionsDataManager, query: QuestionsQuery, maxPages: Int) {
+  /// The longest backoff a sequence waits out unless told otherwise: 60 seconds.
+  public static let defaultMaxBackoffWait = Duration.seconds(60)
+
+  init(
+    dataManager: QuestionsDataManager, query: QuestionsQuery, maxPages: Int,
+    maxBackoffWait: Duration
+  ) {
     self.dataManager = dataManager
     self.query = query
     self.maxPages = maxPages
+    self.maxBackoffWait = maxBackoffWait
   }
 
   /// Makes an iterator; each iterator requests the pages again from the first.
   public func makeAsyncIterator() -> Iterator {
-    Iterator(fetcher: PageFetcher(dataManager: dataManager, query: query), maxPages: maxPages)
+    Iterator(
+      fetcher: PageFetcher(dataManager: dataManager, query: query, maxBackoffWait: maxBackoffWait),
+      maxPages: maxPages)
   }
 }

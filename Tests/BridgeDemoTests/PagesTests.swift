@@ -117,6 +117,32 @@ import Testing
     }
   }
 
+  /// A server that asks to back off for an hour is not waited for: the pages stop at once with
+  /// one error line that gives the wait asked and the most the demo waits.
+  @Test func aBackoffTooLongToWaitOutEndsThePagesAtOnce() async throws {
+    let fixture = StackExchangeFixture(pageBackoffs: [1: 3600])
+    let server = try FixtureHTTPServer(responder: fixture.respond(to:))
+
+    for json in [false, true] {
+      let output = try await BridgeDemoProcess.run(
+        ["questions", "--pages", "3", "--base-url", server.baseURL.absoluteString]
+          + (json ? ["--json"] : []))
+
+      #expect(output.status == 1)
+      #expect(
+        output.errorLines == [
+          "error: the API asked to back off: no /questions call on stackoverflow for another "
+            + "3600 s, more than the 60 s the demo waits"
+        ], "\(output.stderr)")
+      #expect(!output.stdout.contains("backoff: waiting"))
+      #expect(
+        output.stdout.split(separator: "\n").count { $0.contains(#""page":"#) } == (json ? 1 : 0))
+      #expect(output.elapsed < .seconds(30))
+    }
+    // Page 1 once per run: page 2 is never sent.
+    #expect(server.requestCount(path: "/questions") == 2)
+  }
+
   @Test func theErrorLineFollowsThePagesPrintedBeforeIt() async throws {
     let server = try failingServer(onPage: 3, with: FixtureResponse(fault: .closeWithoutResponse))
 

@@ -99,7 +99,8 @@ enum Usage {
             "--pages <n>",
             "Fetch up to n pages, 1 to 100, one after another while the API says has_more, and "
               + "print each as it arrives under \"page N:\" with its quota. When a page carries "
-              + "a backoff, a line says so and the next request waits that many seconds "
+              + "a backoff, a line says so and the next request waits that many seconds; a "
+              + "backoff over 60 s stops the pages with an error instead "
               + "(default: one page, without page headings)"
           ),
           (

@@ -5,7 +5,9 @@ import StackExchange
 /// One-line explanations of the errors a command can meet.
 enum FailureDescription {
   /// `error` on one line, naming the cause: `HTTP 400 bad_parameter: site is required`,
-  /// `could not connect to 127.0.0.1:8080 (URLError -1004)`, `undecodable body: …`.
+  /// `could not connect to 127.0.0.1:8080 (URLError -1004)`, `undecodable body: …`. A backoff
+  /// too long to wait out says so: `the API asked to back off: no /questions call on
+  /// stackoverflow for another 3600 s, more than the 60 s the demo waits`.
   ///
   /// Both timeouts read the same and name the limit that expired: the operation's own
   /// (`OperationTimeoutError`) and the session's idle timeout (`URLError` -1001), which is
@@ -27,6 +29,11 @@ enum FailureDescription {
       } else {
         text = error.description
       }
+    case let error as BackoffError
+    where error.retryAfter > QuestionsPageSequence.defaultMaxBackoffWait:
+      text =
+        "\(error), more than the \(duration(QuestionsPageSequence.defaultMaxBackoffWait)) "
+        + "the demo waits"
     case let error as FixtureServerError:
       switch error {
       case .socketCall(let operation, let code):

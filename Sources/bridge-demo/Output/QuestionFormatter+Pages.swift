@@ -18,11 +18,14 @@ extension QuestionFormatter {
   }
 
   /// The line that says the next request waits for the backoff `fetched` announced, or nil
-  /// when it announced none: `backoff: waiting 1 s before requesting page 3, as page 2 asked`.
+  /// when it announced none, or one too long to wait out (the pages then end with the
+  /// ``BackoffError`` that says so): `backoff: waiting 1 s before requesting page 3, as page 2
+  /// asked`.
   static func backoffLine(after fetched: FetchedQuestionsPage) -> String? {
-    fetched.page.backoff.map { seconds in
-      "backoff: waiting \(seconds) s before requesting page \(fetched.number + 1), "
-        + "as page \(fetched.number) asked"
-    }
+    guard let seconds = fetched.page.backoff,
+      Duration.seconds(seconds) <= QuestionsPageSequence.defaultMaxBackoffWait
+    else { return nil }
+    return "backoff: waiting \(seconds) s before requesting page \(fetched.number + 1), "
+      + "as page \(fetched.number) asked"
   }
 }

@@ -80,6 +80,49 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
     #expect(harness.questionRequests == 3)
   }
 
+  /// A backoff longer than the limit is not waited out: the page that announced it is
+  /// delivered, then the sequence ends with `BackoffError`, no clock sleep ever begun.
+  @Test(arguments: [
+    (backoff: 61, limit: nil as Duration?), (backoff: 5, limit: .seconds(4) as Duration?),
+  ])
+  func aBackoffLongerThanTheLimitEndsTheSequence(backoff: Int, limit: Duration?) async throws {
+    let clock = FakeClock()
+    let harness = try DataManagerHarness(
+      fixture: StackExchangeFixture(pageBackoffs: [1: backoff]), clock: clock)
+    let pages =
+      limit.map { harness.dataManager.pages(tenPerPage, maxPages: 5, maxBackoffWait: $0) }
+      ?? harness.dataManager.pages(tenPerPage, maxPages: 5)
+
+    let outcome = await completing { await collect(pages) }
+
+    #expect(outcome?.numbers == [1])
+    #expect(
+      outcome?.error as? BackoffError
+        == BackoffError(site: "stackoverflow", retryAfter: .seconds(backoff)))
+    #expect(outcome?.endsWithNil == true)
+    #expect(clock.sleeperCount == 0)
+    #expect(harness.questionRequests == 1)
+  }
+
+  /// A backoff of exactly the limit is waited out.
+  @Test func aBackoffOfExactlyTheLimitIsWaitedOut() async throws {
+    let clock = FakeClock()
+    let harness = try DataManagerHarness(
+      fixture: StackExchangeFixture(pageBackoffs: [1: 4]), clock: clock)
+
+    let consumer = Task {
+      await collect(harness.dataManager.pages(tenPerPage, maxPages: 2, maxBackoffWait: .seconds(4)))
+    }
+    let waiting = await eventually { clock.sleeperCount == 1 }
+    clock.advance(by: .seconds(4))
+    let outcome = await completing { await consumer.value }
+
+    #expect(waiting)
+    #expect(outcome?.error == nil)
+    #expect(outcome?.numbers == [1, 2])
+    #expect(outcome?.pages.map(\.backoffWait) == [.zero, .seconds(4)])
+  }
+
   @Test func waitsOutABackoffThatASingleCallReceived() async throws {
     let clock = FakeClock()
     let fixture = StackExchangeFixture(backoff: 30)
