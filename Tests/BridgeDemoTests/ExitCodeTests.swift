@@ -70,6 +70,20 @@ import Testing
     #expect(output.errorLines.first?.hasPrefix("error: ") == true, "\(output.stderr)")
   }
 
+  /// A base URL that points at a port speaking another protocol is named as such, not as an
+  /// unsupported URL scheme (which is how URLSession on Linux reports it).
+  @Test func aPortThatDoesNotSpeakHTTPIsNamedInTheErrorLine() async throws {
+    let server = try FixtureHTTPServer { _ in FixtureResponse(fault: .notHTTP) }
+
+    let output = try await BridgeDemoProcess.run([
+      "questions", "--base-url", server.baseURL.absoluteString,
+    ])
+
+    #expect(output.status == 1)
+    #expect(output.stdout.isEmpty)
+    #expect(output.errorLines == ["error: the server's answer is not HTTP (URLError -1002)"])
+  }
+
   @Test func questionsJSONIsOneObjectOnStandardOutput() async throws {
     let output = try await BridgeDemoProcess.run(["questions", "--json", "--pagesize", "4"])
 

@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import StackExchange
 import Testing
 
 @testable import bridge_demo
@@ -30,5 +31,31 @@ import Testing
     #expect(
       FailureDescription.oneLine(NetworkingError.transport(error))
         == "the request failed: something curl said over two lines (URLError -1)")
+  }
+
+  /// -1002 for an http or https URL means the answer was not HTTP; for another scheme, the
+  /// scheme.
+  @Test(arguments: [
+    ("http://127.0.0.1:8080/questions", "the server's answer is not HTTP (URLError -1002)"),
+    ("HTTPS://example.com/", "the server's answer is not HTTP (URLError -1002)"),
+    ("ftp://example.com/", "the request URL's scheme is not supported (URLError -1002)"),
+  ])
+  func anUnsupportedURLErrorIsReadByTheURLsScheme(url: String, line: String) throws {
+    let failingURL = try #require(URL(string: url))
+    let error = URLError(.unsupportedURL, userInfo: [NSURLErrorFailingURLErrorKey: failingURL])
+
+    #expect(FailureDescription.oneLine(NetworkingError.transport(error)) == line)
+  }
+
+  @Test func aBackoffTooLongToWaitOutNamesTheLimit() {
+    let error = BackoffError(site: "stackoverflow", retryAfter: .seconds(3600))
+
+    #expect(
+      FailureDescription.oneLine(error)
+        == "the API asked to back off: no /questions call on stackoverflow for another 3600 s, "
+        + "more than the 60 s the demo waits")
+    #expect(
+      FailureDescription.oneLine(BackoffError(site: "stackoverflow", retryAfter: .seconds(60)))
+        == "the API asked to back off: no /questions call on stackoverflow for another 60 s")
   }
 }

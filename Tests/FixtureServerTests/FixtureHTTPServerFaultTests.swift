@@ -74,6 +74,15 @@ private let session = makeTestSession()
     #expect(result.response == nil)
   }
 
+  @Test func anAnswerInAnotherProtocolFailsTheRequest() async throws {
+    let result = try await fetch(fault: .notHTTP)
+
+    // Linux 6.3.1: libcurl refuses the bytes as HTTP/0.9, which URLSession reports as
+    // -1002, unsupported URL, with curl's message as the underlying error.
+    #expect(result.error?.code == .unsupportedURL, "\(String(describing: result.error))")
+    #expect(result.response == nil)
+  }
+
   @Test func slowDripExceedsTheRequestTimeout() async throws {
     // Linux URLSession's timeout is an idle timeout in whole seconds: it restarts whenever data
     // arrives, so the pause between drips must be longer than the timeout.

@@ -18,6 +18,9 @@ extension FixtureResponse {
     case corruptGzip
     /// The request is read, then the connection closes without a response.
     case closeWithoutResponse
+    /// The request is read, then the port answers in another protocol (an SSH server's
+    /// greeting) and closes: what a base URL pointing at the wrong port meets.
+    case notHTTP
     /// The whole body with no `Content-Length`: it ends when the connection closes (a body an
     /// HTTP/1.1 client cannot size before it has arrived).
     case closeDelimited

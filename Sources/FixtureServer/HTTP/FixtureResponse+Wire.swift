@@ -13,6 +13,10 @@ extension FixtureResponse {
     switch fault {
     case .closeWithoutResponse:
       return WireResponse(head: Data(), body: Data(), dripInterval: nil, ending: .graceful)
+    case .notHTTP:
+      return WireResponse(
+        head: Data("SSH-2.0-OpenSSH_9.2p1\r\n".utf8), body: Data(), dripInterval: nil,
+        ending: .graceful)
     case .truncatedGzip:
       encoding = .gzip
       let member = Gzip.compress(body)
@@ -37,7 +41,7 @@ extension FixtureResponse {
       payload = sent
     case .slowDrip(let interval):
       dripInterval = interval
-    case .none, .truncatedGzip, .corruptGzip, .closeWithoutResponse, .closeDelimited:
+    case .none, .truncatedGzip, .corruptGzip, .closeWithoutResponse, .notHTTP, .closeDelimited:
       break
     }
     let hasBody = !((100..<200).contains(status) || status == 204 || status == 304)

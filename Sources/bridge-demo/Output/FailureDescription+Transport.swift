@@ -14,7 +14,12 @@ extension FailureDescription {
     case .timedOut: return timedOut(after: idleTimeout)
     case .cancelled: sentence = "the request was cancelled by something other than the command"
     case .badURL: sentence = "the request URL is not valid"
-    case .unsupportedURL: sentence = "the request URL's scheme is not supported"
+    case .unsupportedURL:
+      // The commands send http and https only: on corelibs this is libcurl refusing an answer
+      // that is not HTTP (a port that speaks another protocol).
+      sentence =
+        isHTTP(error.failingURL)
+        ? "the server's answer is not HTTP" : "the request URL's scheme is not supported"
     case .cannotFindHost, .dnsLookupFailed:
       sentence = "cannot find the host \(error.failingURL?.host ?? "of the request")"
     case .cannotConnectToHost: sentence = "could not connect to \(server(of: error))"
@@ -34,6 +39,11 @@ extension FailureDescription {
     default: sentence = unclassified(error)
     }
     return "\(sentence) (URLError \(error.errorCode))"
+  }
+
+  /// Whether `url` is http or https.
+  private static func isHTTP(_ url: URL?) -> Bool {
+    ["http", "https"].contains(url?.scheme?.lowercased() ?? "")
   }
 
   /// `127.0.0.1:8080`, from the failing URL.
