@@ -24,5 +24,9 @@ extension FixtureResponse {
     /// The whole body with no `Content-Length`: it ends when the connection closes (a body an
     /// HTTP/1.1 client cannot size before it has arrived).
     case closeDelimited
+    /// No `Content-Length`, then the body, then spaces without end, 16 KiB every
+    /// `interval`, until the client goes away (a server stuck in a loop; its response counts as
+    /// abandoned).
+    case endlessBody(interval: Duration)
   }
 }

@@ -25,7 +25,7 @@ extension FixtureResponse {
       encoding = .gzip
       // 0xFF starts a final block of the reserved type 3, which every inflater rejects.
       payload = Gzip.header + Data([0xFF]) + Data(repeating: 0xA5, count: max(body.count, 16))
-    case .none, .resetMidBody, .slowDrip, .shortBody, .closeDelimited:
+    case .none, .resetMidBody, .slowDrip, .shortBody, .closeDelimited, .endlessBody:
       payload = encoding == .gzip ? Gzip.compress(body) : body
     }
     var declaredLength = payload.count
@@ -41,16 +41,23 @@ extension FixtureResponse {
       payload = sent
     case .slowDrip(let interval):
       dripInterval = interval
+    case .endlessBody(let interval):
+      dripInterval = interval
     case .none, .truncatedGzip, .corruptGzip, .closeWithoutResponse, .notHTTP, .closeDelimited:
       break
     }
     let hasBody = !((100..<200).contains(status) || status == 204 || status == 304)
-    let announcesLength = hasBody && fault != .closeDelimited
+    let isEndless = if case .endlessBody = fault { hasBody && method != "HEAD" } else { false }
+    let announcesLength = hasBody && fault != .closeDelimited && !isEndless
     let head = renderHead(
       contentLength: announcesLength ? declaredLength : nil, gzip: hasBody && encoding == .gzip)
-    return WireResponse(
+    var wire = WireResponse(
       head: head, body: hasBody && method != "HEAD" ? payload : Data(),
       dripInterval: dripInterval, ending: ending)
+    if isEndless {
+      wire.endlessChunk = Data(repeating: 0x20, count: WireResponse.endlessChunkSize)
+    }
+    return wire
   }
 
   private func renderHead(contentLength: Int?, gzip: Bool) -> Data {

@@ -50,6 +50,13 @@ extension ServerCore {
   /// Sends head and body as the wire plan says.
   /// - Returns: `false` if the client went away first.
   private func deliver(_ wire: WireResponse, on socket: ConnectionSocket) -> Bool {
+    if let chunk = wire.endlessChunk {
+      guard socket.sendAll(wire.head + wire.body) else { return false }
+      let interval = wire.dripInterval ?? .zero
+      // Ends only when the client goes away: the response is then abandoned.
+      while socket.sendAll(chunk), socket.stayConnected(for: interval) {}
+      return false
+    }
     guard let interval = wire.dripInterval else {
       return socket.sendAll(wire.head + wire.body)
     }

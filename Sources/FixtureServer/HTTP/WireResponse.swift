@@ -21,4 +21,10 @@ struct WireResponse {
   var dripInterval: Duration?
   /// How the connection ends.
   var ending: Ending
+  /// When set, sent again and again after ``body``, with ``dripInterval`` between sends, until
+  /// the client goes away.
+  var endlessChunk: Data? = nil
+
+  /// Bytes in each send of an endless body.
+  static let endlessChunkSize = 16 * 1024
 }

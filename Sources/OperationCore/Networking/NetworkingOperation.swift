@@ -8,7 +8,7 @@ import Foundation
 /// Cancels data tasks off the cancelling thread. Serial on purpose: `URLSessionTask.cancel()`
 /// waits on one process-wide queue in swift-corelibs-foundation, so a concurrent queue would
 /// only pile up blocked threads.
-private let dataTaskCancellationQueue = DispatchQueue(
+let dataTaskCancellationQueue = DispatchQueue(
   label: "OperationCore.NetworkingOperation.cancel")
 
 /// An operation that performs one HTTP request and decodes its JSON body.
@@ -52,10 +52,14 @@ private let dataTaskCancellationQueue = DispatchQueue(
 /// and no further request is sent.
 ///
 /// **Size.** A response larger than `maxResponseBytes` fails with
-/// ``NetworkingError/responseTooLarge(byteCount:limit:)``. The announced `Content-Length` is
-/// checked first, then the received byte count. With a completion handler, URLSession buffers
-/// the whole body before either check, so the limit bounds what is decoded, not what is
-/// downloaded.
+/// ``NetworkingError/responseTooLarge(byteCount:limit:)``. Through a session that
+/// `URLSession.makeNetworkingSession(timeout:)` made, the body arrives chunk by chunk and is
+/// stopped (its data task cancelled) at the first chunk past the limit, or at the first one
+/// when the announced `Content-Length` is over it: `byteCount` is then the announced length,
+/// else the bytes received. A body that never ends fails this way too, instead of filling
+/// memory until a timeout. Through any other session the data task has a completion handler,
+/// and URLSession buffers the whole body before the limit is checked: the limit then bounds
+/// what is decoded, not what is downloaded.
 open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation<Value, any Error>,
   @unchecked Sendable
 {
@@ -210,7 +214,7 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
 
   /// Creates and resumes the data task of `attempt`.
   private func sendAttempt(_ attempt: Int) {
-    let task = session.dataTask(with: request) { [self] data, response, error in
+    let task = makeDataTask { [self] data, response, error in
       dataTaskDidComplete(data: data, response: response, error: error)
     }
     switch dataTask.withLock({ $0.taskCreated(task, attempt: attempt) }) {
@@ -220,12 +224,33 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
     }
   }
 
+  /// A data task for the request whose end goes to `completion`: through the session's
+  /// delegate when the session is one `URLSession.makeNetworkingSession(timeout:)` made, so a
+  /// body past ``maxResponseBytes`` is stopped as it arrives; with a completion handler
+  /// otherwise, which buffers the whole body before the limit is checked.
+  private func makeDataTask(
+    completion: @escaping NetworkingSessionDelegate.Completion
+  ) -> URLSessionDataTask {
+    guard let receiver = session.delegate as? NetworkingSessionDelegate else {
+      return session.dataTask(with: request, completionHandler: completion)
+    }
+    let task = session.dataTask(with: request)
+    receiver.receive(task, limit: maxResponseBytes, completion: completion)
+    return task
+  }
+
   private func dataTaskDidComplete(data: Data?, response: URLResponse?, error: (any Error)?) {
     let attempt: Int
     switch dataTask.withLock({ $0.taskCompleted() }) {
     case .process(let processed): attempt = processed
     case .finishCancelled: return finish(throwing: CancellationError())
     case .ignore: return
+    }
+    if let exceeded = error as? NetworkingSessionDelegate.BodyLimitExceeded {
+      let failure = NetworkingError.responseTooLarge(
+        byteCount: exceeded.byteCount, limit: maxResponseBytes)
+      attemptFailed(attempt, failure, serverMinimum: nil)
+      return
     }
     if let error {
       attemptFailed(attempt, HTTPResponseValidation.transportFailure(error), serverMinimum: nil)

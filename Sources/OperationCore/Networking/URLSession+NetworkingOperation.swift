@@ -6,7 +6,13 @@ import Foundation
 
 extension URLSession {
   /// Makes a session suited to ``NetworkingOperation``: an ephemeral configuration with no URL
-  /// cache, requests that ignore locally cached data, and a request timeout.
+  /// cache, requests that ignore locally cached data, a request timeout, and a delegate through
+  /// which networking operations receive their bodies, so that `maxResponseBytes` stops a body
+  /// as it arrives.
+  ///
+  /// The delegate serves the session's networking operations only: a data task other code
+  /// creates on the session with a completion handler works as usual, one without gets no
+  /// delegate calls.
   ///
   /// Create one session and reuse it for every operation; never invalidate it while operations
   /// may still use it (creating a data task on an invalidated session traps, and invalidating
@@ -24,7 +30,8 @@ extension URLSession {
     configuration.urlCache = nil
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
     configuration.timeoutIntervalForRequest = honouredTimeoutInterval(timeout.timeInterval)
-    return URLSession(configuration: configuration)
+    return URLSession(
+      configuration: configuration, delegate: NetworkingSessionDelegate(), delegateQueue: nil)
   }
 
   /// `interval` as a request timeout the platform honours: swift-corelibs-foundation converts

@@ -1,0 +1,83 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The delegate of the sessions `URLSession.makeNetworkingSession(timeout:)` makes: networking
+/// operations receive their bodies through it, so a body that grows past the operation's
+/// `maxResponseBytes` is stopped as it arrives instead of being buffered whole.
+///
+/// On swift-corelibs-foundation 6.3.1 a data task created with a completion handler buffers its
+/// whole body and shows nothing of its progress until it ends (`countOfBytesReceived` stays 0;
+/// per-task delegates are ignored): a body that never ends grows until the request times out
+/// (7 GB in 30 s from a loopback server). A task created without one hands its body to the
+/// session's delegate chunk by chunk, on the session's delegate queue.
+///
+/// Tasks this delegate was not told about (created on the session by other code) are ignored.
+final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+  // An `NSObject` subclass cannot be checked: all mutable state lives in `receptions`, guarded
+  // by its lock.
+
+  /// Where a data task's end goes: its body (nil after an error), its response, and its error
+  /// (``BodyLimitExceeded`` when the body passed the limit).
+  typealias Completion = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+
+  /// A body stopped at the limit: its announced length when that was over the limit already,
+  /// else the bytes received when it was stopped.
+  struct BodyLimitExceeded: Error {
+    let byteCount: Int
+  }
+
+  /// One data task's body so far and where its end goes.
+  private struct Reception {
+    let limit: Int
+    let completion: Completion
+    var body = Data()
+    /// Set once the body passed the limit: the size to report (the body is dropped).
+    var exceeded: Int?
+  }
+
+  private let receptions = Locked<[ObjectIdentifier: Reception]>([:])
+
+  /// Receives `task`'s body, stopping it past `limit` bytes, and hands its end to
+  /// `completion`. Call it before resuming the task.
+  func receive(_ task: URLSessionDataTask, limit: Int, completion: @escaping Completion) {
+    receptions.withLock { receptions in
+      receptions[ObjectIdentifier(task)] = Reception(limit: limit, completion: completion)
+    }
+  }
+
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    let announced = dataTask.response?.expectedContentLength ?? -1
+    let stops = receptions.withLock { receptions -> Bool in
+      let id = ObjectIdentifier(dataTask)
+      guard let reception = receptions[id], reception.exceeded == nil else { return false }
+      let received = reception.body.count + data.count
+      guard received > reception.limit || announced > Int64(reception.limit) else {
+        receptions[id]?.body.append(data)
+        return false
+      }
+      receptions[id]?.exceeded = announced > Int64(reception.limit) ? Int(announced) : received
+      receptions[id]?.body = Data()
+      return true
+    }
+    // Off the delegate queue, as every data task cancellation (see NetworkingOperation).
+    if stops { dataTaskCancellationQueue.async { dataTask.cancel() } }
+  }
+
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
+  ) {
+    guard
+      let reception = receptions.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) })
+    else { return }
+    if let exceeded = reception.exceeded {
+      reception.completion(nil, task.response, BodyLimitExceeded(byteCount: exceeded))
+    } else if let error {
+      reception.completion(nil, task.response, error)
+    } else {
+      reception.completion(reception.body, task.response, nil)
+    }
+  }
+}
