@@ -142,6 +142,17 @@ import Testing
     #expect(session.configuration.requestCachePolicy == .reloadIgnoringLocalCacheData)
   }
 
+  @Test func theConnectionsPerHostAreThePlatformsUnlessRaised() {
+    let platformDefault = URLSessionConfiguration.ephemeral.httpMaximumConnectionsPerHost
+
+    #expect(
+      URLSession.makeNetworkingSession().configuration.httpMaximumConnectionsPerHost
+        == platformDefault)
+    #expect(
+      URLSession.makeNetworkingSession(maximumConnectionsPerHost: 64).configuration
+        .httpMaximumConnectionsPerHost == 64)
+  }
+
   @Test func descriptionsAreSingleLines() {
     let errors: [NetworkingError] = [
       .transport(URLError(.timedOut)),
