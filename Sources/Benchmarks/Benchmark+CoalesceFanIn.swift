@@ -29,16 +29,21 @@ extension Benchmark {
       let tasks = scale.count(10_000)
       var executions = Array(repeating: [Int](), count: sides.count)
       var walls = Array(repeating: [Double](), count: sides.count)
+      var mostAtOnce = Array(repeating: 0, count: sides.count)
       let timings = try await Statistics.rotate(
         "coalesce_fanin", rounds: scale.rounds,
         sides: sides.indices.map { side in
           (
             sides[side].rawValue,
             {
-              let (wall, ran) = try await measure(sides[side], tasks: tasks)
+              let (wall, ran, atOnce) = try await measure(sides[side], tasks: tasks)
               if ran != 1 {
-                log("  coalesce_fanin: the work ran \(ran) times (\(sides[side].rawValue))")
+                // Two at once would be a coalescing failure; one after the other, late callers.
+                log(
+                  "  coalesce_fanin: the work ran \(ran) times (\(sides[side].rawValue)), "
+                    + "at most \(atOnce) at once")
               }
+              mostAtOnce[side] = max(mostAtOnce[side], atOnce)
               executions[side].append(ran)
               walls[side].append(wall)
               return wall / Double(tasks)
@@ -69,6 +74,8 @@ extension Benchmark {
         extras.append(("\(sides[side].rawValue)_wall_ms", .number(wallMs[side])))
         extras.append(("\(sides[side].rawValue)_executions_max", .integer(ran[side].max() ?? 0)))
         extras.append(
+          ("\(sides[side].rawValue)_executions_at_once_max", .integer(mostAtOnce[side])))
+        extras.append(
           ("\(sides[side].rawValue)_executions", .array(ran[side].map(JSONValue.integer))))
       }
       let histograms = sides.indices.map { "\(sides[$0].rawValue) \(histogram(ran[$0]))" }
@@ -97,20 +104,26 @@ extension Benchmark {
     }
 
     /// One round of one side (`work` is how long the shared work takes). Returns the wall
-    /// time in nanoseconds and how often the work ran.
+    /// time in nanoseconds, how often the work ran, and the most executions running at once
+    /// (more than one would mean coalescing failed; one with several executions means callers
+    /// came after the work had ended, and started it again as they should).
     static func measure(
       _ caller: Caller, tasks: Int, work: Duration = workDuration
-    ) async throws -> (wall: Double, executions: Int) {
+    ) async throws -> (wall: Double, executions: Int, atOnce: Int) {
       let executions = Counter()
+      let running = Counter()
+      let mostAtOnce = Counter()
       let manager = OperationQueueManager(name: "bench.coalesce_fanin.\(caller.rawValue)")
       let request = caller.request(key: "fan-in", manager: manager) {
         executions.increment()
+        mostAtOnce.raise(to: running.increment())
+        defer { running.decrement() }
         try await Task.sleep(for: work)
         return 42
       }
       let wall = try await fanIn(tasks: tasks, request: request)
       try await manager.waitUntilIdle()
-      return (wall, executions.value)
+      return (wall, executions.value, mostAtOnce.value)
     }
 
     /// Starts `tasks` independent tasks that wait at a gate, opens it and times until every

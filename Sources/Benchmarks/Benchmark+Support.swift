@@ -53,9 +53,15 @@ extension Benchmark {
     /// The current count.
     var value: Int { storage.load(ordering: .relaxed) }
 
-    /// Adds one.
-    func increment() {
-      storage.add(1, ordering: .relaxed)
+    /// Adds one; returns the new count.
+    @discardableResult
+    func increment() -> Int {
+      storage.add(1, ordering: .relaxed).newValue
+    }
+
+    /// Subtracts one.
+    func decrement() {
+      storage.subtract(1, ordering: .relaxed)
     }
 
     /// Raises the count to `candidate` if that is higher.
