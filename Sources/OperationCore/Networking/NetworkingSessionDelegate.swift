@@ -36,6 +36,20 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
     var body = Data()
     /// Set once the body passed the limit: the size to report (the body is dropped).
     var exceeded: Int?
+
+    /// Keeps `data`, unless the body (or the `announced` length) passes the limit: then drops
+    /// the body and returns true, once, to have the task cancelled.
+    mutating func take(_ data: Data, announced: Int64) -> Bool {
+      guard exceeded == nil else { return false }
+      let received = body.count + data.count
+      guard received > limit || announced > Int64(limit) else {
+        body.append(data)
+        return false
+      }
+      exceeded = announced > Int64(limit) ? Int(clamping: announced) : received
+      body = Data()
+      return true
+    }
   }
 
   private let receptions = Locked<[ObjectIdentifier: Reception]>([:])
@@ -51,16 +65,10 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
     let announced = dataTask.response?.expectedContentLength ?? -1
     let stops = receptions.withLock { receptions -> Bool in
-      let id = ObjectIdentifier(dataTask)
-      guard let reception = receptions[id], reception.exceeded == nil else { return false }
-      let received = reception.body.count + data.count
-      guard received > reception.limit || announced > Int64(reception.limit) else {
-        receptions[id]?.body.append(data)
-        return false
-      }
-      receptions[id]?.exceeded = announced > Int64(reception.limit) ? Int(announced) : received
-      receptions[id]?.body = Data()
-      return true
+      // Changed where it is stored: a copy would make the body's storage shared, and every
+      // append would copy it whole.
+      guard let index = receptions.index(forKey: ObjectIdentifier(dataTask)) else { return false }
+      return receptions.values[index].take(data, announced: announced)
     }
     // Off the delegate queue, as every data task cancellation (see NetworkingOperation).
     if stops { dataTaskCancellationQueue.async { dataTask.cancel() } }
