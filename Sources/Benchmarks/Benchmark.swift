@@ -53,6 +53,7 @@ public enum Benchmark {
       Scenario(name: "network_fanout") {
         try await NetworkFanOut.run(scale: $0, baseURL: fixtureBaseURL)
       },
+      Scenario(name: "large_body") { try await LargeBody.run(scale: $0) },
       Scenario(name: "memory_per_waiter") { try await MemoryPerWaiter.run(scale: $0) },
     ]
     // `BENCH_ONLY=name,name` runs only those scenarios: for investigating one figure.
