@@ -53,11 +53,11 @@ let dataTaskCancellationQueue = DispatchQueue(
 ///
 /// **Size.** A response larger than `maxResponseBytes` fails with
 /// ``NetworkingError/responseTooLarge(byteCount:limit:)``. Through a session that
-/// `URLSession.makeNetworkingSession(timeout:)` made, a response whose announced
-/// `Content-Length` is over the limit is refused before its body (`byteCount` is that length),
-/// and any other body arrives chunk by chunk and is stopped (its data task cancelled) at the
-/// first chunk past the limit (`byteCount` is the bytes received by then). A body that never
-/// ends fails this way too, instead of filling memory until a timeout. Through any other session the data task has a completion handler,
+/// `URLSession.makeNetworkingSession(timeout:)` made, the body arrives chunk by chunk and is
+/// stopped (its data task cancelled) at the first chunk past the limit, or at the first one
+/// when the announced `Content-Length` is over it: `byteCount` is then the announced length,
+/// else the bytes received. A body that never ends fails this way too, instead of filling
+/// memory until a timeout. Through any other session the data task has a completion handler,
 /// and URLSession buffers the whole body before the limit is checked: the limit then bounds
 /// what is decoded, not what is downloaded.
 open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation<Value, any Error>,

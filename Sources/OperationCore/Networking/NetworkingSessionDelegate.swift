@@ -37,24 +37,16 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
     /// Set once the body passed the limit: the size to report (the body is dropped).
     var exceeded: Int?
 
-    /// Whether a response announcing `length` bytes is over the limit: then it is refused
-    /// before its body, and reported with that length.
-    mutating func refuses(announcing length: Int64) -> Bool {
-      guard length > Int64(limit) else { return false }
-      exceeded = Int(clamping: length)
-      return true
-    }
-
-    /// Keeps `data`, unless the body passes the limit: then drops the body and returns true,
-    /// once, to have the task cancelled.
-    mutating func take(_ data: Data) -> Bool {
+    /// Keeps `data`, unless the body (or the `announced` length) passes the limit: then drops
+    /// the body and returns true, once, to have the task cancelled.
+    mutating func take(_ data: Data, announced: Int64) -> Bool {
       guard exceeded == nil else { return false }
       let received = body.count + data.count
-      guard received > limit else {
+      guard received > limit || announced > Int64(limit) else {
         body.append(data)
         return false
       }
-      exceeded = received
+      exceeded = announced > Int64(limit) ? Int(clamping: announced) : received
       body = Data()
       return true
     }
@@ -70,26 +62,16 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
     }
   }
 
-  /// Refuses a response whose announced length is over the limit, before any of its body is
-  /// sent for: corelibs then ends the task itself, without the `cancel()` that a transfer at
-  /// full speed can hold up.
-  func urlSession(
-    _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
-  ) {
-    let refuses = receptions.withLock { receptions -> Bool in
-      guard let index = receptions.index(forKey: ObjectIdentifier(dataTask)) else { return false }
-      return receptions.values[index].refuses(announcing: response.expectedContentLength)
-    }
-    completionHandler(refuses ? .cancel : .allow)
-  }
-
+  // No response callback: corelibs 6.3.1 ignores its disposition for HTTP (it neither pauses
+  // the transfer nor cancels it), so a response announcing too much is stopped at its first
+  // chunk, like any other.
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    let announced = dataTask.response?.expectedContentLength ?? -1
     let stops = receptions.withLock { receptions -> Bool in
       // Changed where it is stored: a copy would make the body's storage shared, and every
       // append would copy it whole.
       guard let index = receptions.index(forKey: ObjectIdentifier(dataTask)) else { return false }
-      return receptions.values[index].take(data)
+      return receptions.values[index].take(data, announced: announced)
     }
     // Off the delegate queue, as every data task cancellation (see NetworkingOperation).
     if stops { dataTaskCancellationQueue.async { dataTask.cancel() } }

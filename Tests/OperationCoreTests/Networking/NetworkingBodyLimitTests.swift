@@ -50,6 +50,23 @@ import Testing
     #expect(await server.waitForAbandonedResponses(1, timeout: .seconds(30)))
   }
 
+  /// Stopped at its first chunk, by the length it announced: its body, a few bytes every 5 s,
+  /// would pass the limit only after the 30 s allowed.
+  @Test func aResponseAnnouncingMoreThanTheLimitIsStoppedAtItsFirstChunk() async throws {
+    let server = try FixtureHTTPServer { _ in
+      FixtureResponse(
+        body: Data(repeating: 0x20, count: 2_000), fault: .slowDrip(interval: .seconds(5)))
+    }
+
+    let error = try #require(await result(of: server, maxResponseBytes: 1_000).networkingError)
+
+    guard case .responseTooLarge(byteCount: 2_000, limit: 1_000) = error else {
+      Issue.record("expected responseTooLarge, got \(error)")
+      return
+    }
+    #expect(await server.waitForAbandonedResponses(1, timeout: .seconds(30)))
+  }
+
   @Test func aBodyOfExactlyTheLimitIsAcceptedAndOneByteMoreIsNot() async throws {
     let body = NetworkingFixtures.payload
     let server = try FixtureHTTPServer { _ in FixtureResponse(body: body, fault: .closeDelimited) }
