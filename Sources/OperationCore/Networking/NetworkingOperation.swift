@@ -53,7 +53,7 @@ let dataTaskCancellationQueue = DispatchQueue(
 ///
 /// **Size.** A response larger than `maxResponseBytes` fails with
 /// ``NetworkingError/responseTooLarge(byteCount:limit:)``. Through a session that
-/// `URLSession.makeNetworkingSession(timeout:)` made, the body arrives chunk by chunk and is
+/// `URLSession.makeNetworkingSession(timeout:maximumConnectionsPerHost:)` made, the body arrives chunk by chunk and is
 /// stopped (its data task cancelled) at the first chunk past the limit, or at the first one
 /// when the announced `Content-Length` is over it: `byteCount` is then the announced length,
 /// else the bytes received. A body that never ends fails this way too, instead of filling
@@ -109,7 +109,7 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
   /// - Parameters:
   ///   - request: The request to send. Its `timeoutInterval`, if set, overrides the session's
   ///     request timeout; on Linux a fraction of a second is rounded up (see
-  ///     `URLSession.makeNetworkingSession(timeout:)`).
+  ///     `URLSession.makeNetworkingSession(timeout:maximumConnectionsPerHost:)`).
   ///   - session: The session to use, reused across operations; see ``makeSession(timeout:)``.
   ///   - decoder: Decodes the body, and the server error body.
   ///   - maxResponseBytes: The largest body accepted; 10 MiB by default.
@@ -166,7 +166,7 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
   }
 
   /// Makes a session suited to networking operations; the same as
-  /// `URLSession.makeNetworkingSession(timeout:)`.
+  /// `URLSession.makeNetworkingSession(timeout:maximumConnectionsPerHost:)`.
   ///
   /// - Parameter timeout: How long a request may wait for data before it fails with
   ///   `URLError.timedOut` (whole seconds on Linux, rounded up).
@@ -225,7 +225,7 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
   }
 
   /// A data task for the request whose end goes to `completion`: through the session's
-  /// delegate when the session is one `URLSession.makeNetworkingSession(timeout:)` made, so a
+  /// delegate when the session is one `URLSession.makeNetworkingSession(timeout:maximumConnectionsPerHost:)` made, so a
   /// body past ``maxResponseBytes`` is stopped as it arrives; with a completion handler
   /// otherwise, which buffers the whole body before the limit is checked.
   private func makeDataTask(

@@ -4,7 +4,7 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// The delegate of the sessions `URLSession.makeNetworkingSession(timeout:)` makes: networking
+/// The delegate of the sessions `URLSession.makeNetworkingSession(timeout:maximumConnectionsPerHost:)` makes: networking
 /// operations receive their bodies through it, so a body that grows past the operation's
 /// `maxResponseBytes` is stopped as it arrives instead of being buffered whole.
 ///
@@ -62,9 +62,11 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
     }
   }
 
-  // No response callback: corelibs 6.3.1 ignores its disposition for HTTP (it neither pauses
-  // the transfer nor cancels it), so a response announcing too much is stopped at its first
-  // chunk, like any other.
+  /// Keeps a chunk of a task's body, or has the task cancelled once past its limit.
+  ///
+  /// (No response callback: corelibs 6.3.1 ignores its disposition for HTTP, neither pausing
+  /// nor cancelling the transfer, so a response announcing too much is stopped here, at its
+  /// first chunk.)
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
     let announced = dataTask.response?.expectedContentLength ?? -1
     let stops = receptions.withLock { receptions -> Bool in
@@ -77,6 +79,7 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
     if stops { dataTaskCancellationQueue.async { dataTask.cancel() } }
   }
 
+  /// Hands a task's end to the completion ``receive(_:limit:completion:)`` was given.
   func urlSession(
     _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
   ) {
