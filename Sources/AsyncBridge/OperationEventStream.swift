@@ -3,15 +3,15 @@ import OperationCore
 /// An asynchronous sequence of a manager's lifecycle events: enqueued, joined, started,
 /// finished (with success, failure, cancelled or timed out) and stalled.
 ///
-/// Each stream has its own bounded buffer. When a consumer falls behind by more than the
-/// buffer size, the oldest unread events are dropped: a slow consumer never blocks the queue
-/// or the threads finishing operations. On Linux a consumer task of the default priority runs
-/// on the same Dispatch queues as the operations, after those queued before it: under a burst
-/// of short operations it may see only a fraction of the events. A `.high` priority task runs
-/// ahead of them and keeps up, at a price: in `bridge-demo bench`'s `events_overhead` (100,000
-/// no-op operations) it halved the throughput, where the default task cost 7–23%. The subscription ends when the iterating task is
-/// cancelled or the stream and its iterator are released; iteration ends when the manager is
-/// released, once the buffered events are handed out.
+/// Each stream has its own bounded buffer. When a consumer falls behind by more than the buffer
+/// size, the oldest unread events are dropped: a slow consumer never blocks the queue or the
+/// threads finishing operations. On Linux a consumer task of the default priority runs on the same
+/// Dispatch queues as the operations, after those queued before it: under a burst of short
+/// operations it may see only a fraction of the events. A `.high` priority task runs ahead of them
+/// and keeps up, at a price: in `bridge-demo bench`'s `events_overhead` (100,000 no-op operations)
+/// it halved the throughput, where the default task cost 7–23%. The subscription ends when the
+/// iterating task is cancelled or the stream and its iterator are released; iteration ends when the
+/// manager is released, once the buffered events are handed out.
 ///
 /// Events of different operations interleave freely. One operation's events always come in
 /// lifecycle order, `enqueued`, `joined`…, `started`, `joined`…, then exactly one `finished`

@@ -1,3 +1,4 @@
+import AsyncBridge
 import FixtureServer
 import Foundation
 import OperationCore
@@ -63,17 +64,14 @@ extension Benchmark {
         details: "one \(served.count)-byte body per fetch")
     }
 
-    /// Our side: a `NetworkingOperation` through the manager. Returns nanoseconds.
+    /// Our side: a `NetworkingOperation` awaited through the manager. Returns nanoseconds.
     static func ours(url: URL, size: Int, on manager: OperationQueueManager) async throws
       -> Double
     {
       try await Statistics.nanoseconds {
         let operation = NetworkingOperation<Payload>(
           request: URLRequest(url: url), session: session)
-        let payload = try await withCheckedThrowingContinuation { continuation in
-          manager.enqueue(operation) { continuation.resume(with: $0) }
-        }
-        try check(payload, size: size)
+        try check(try await manager.perform(operation), size: size)
       }
     }
 

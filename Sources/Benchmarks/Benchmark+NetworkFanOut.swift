@@ -11,10 +11,10 @@ import Synchronization
 
 extension Benchmark {
   /// `network_fanout`: 64 concurrent, distinct requests (`/questions?site=stackoverflow&page=N`)
-  /// through a manager 64 wide to a fixture server that answers each after 200 ms, over real
-  /// HTTP with one session from `URLSession.makeNetworkingSession` (64 connections per host). `ratio` is
-  /// the wall time of the whole fan-out divided by the 200 ms a perfectly parallel client
-  /// needs; `ns_per_op` is that wall time.
+  /// through a manager 64 wide to a fixture server that answers each after 200 ms, over real HTTP
+  /// with one session from `URLSession.makeNetworkingSession` (64 connections per host). `ratio` is
+  /// the wall time of the whole fan-out divided by the 200 ms a perfectly parallel client needs;
+  /// `ns_per_op` is that wall time.
   enum NetworkFanOut {
     /// The target: the fan-out takes at most 1.5 times the server's latency.
     static let targetRatio = 1.5

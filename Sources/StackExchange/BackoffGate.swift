@@ -3,8 +3,8 @@ import OperationCore
 /// Remembers, per site, until when the API asked not to call `/questions` again.
 ///
 /// Single calls ask ``checkCall(site:)`` and fail fast; a page sequence asks
-/// ``waitUntilOpen(site:longest:)`` and waits. Both read the same deadlines, so a backoff one of them
-/// received holds for the other.
+/// ``waitUntilOpen(site:longest:)`` and waits. Both read the same deadlines, so a backoff one of
+/// them received holds for the other.
 final class BackoffGate: Sendable {
   // State lives in `deadlines`, guarded by its lock; `clock` is immutable.
   private let deadlines = Locked<[String: ContinuousClock.Instant]>([:])

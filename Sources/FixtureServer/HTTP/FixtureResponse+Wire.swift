@@ -39,9 +39,7 @@ extension FixtureResponse {
       let sent = Data(payload.prefix(payload.count / 2))
       declaredLength = max(payload.count, sent.count + 1)
       payload = sent
-    case .slowDrip(let interval):
-      dripInterval = interval
-    case .endlessBody(let interval):
+    case .slowDrip(let interval), .endlessBody(let interval):
       dripInterval = interval
     case .none, .truncatedGzip, .corruptGzip, .closeWithoutResponse, .notHTTP, .closeDelimited:
       break

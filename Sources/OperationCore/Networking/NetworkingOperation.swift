@@ -53,13 +53,13 @@ let dataTaskCancellationQueue = DispatchQueue(
 ///
 /// **Size.** A response larger than `maxResponseBytes` fails with
 /// ``NetworkingError/responseTooLarge(byteCount:limit:)``. Through a session that
-/// `URLSession.makeNetworkingSession(timeout:maximumConnectionsPerHost:)` made, the body arrives chunk by chunk and is
-/// stopped (its data task cancelled) at the first chunk past the limit, or at the first one
-/// when the announced `Content-Length` is over it: `byteCount` is then the announced length,
-/// else the bytes received. A body that never ends fails this way too, instead of filling
-/// memory until a timeout. Through any other session the data task has a completion handler,
-/// and URLSession buffers the whole body before the limit is checked: the limit then bounds
-/// what is decoded, not what is downloaded.
+/// `URLSession.makeNetworkingSession(timeout:maximumConnectionsPerHost:)` made, the body arrives
+/// chunk by chunk and is stopped (its data task cancelled) at the first chunk past the limit, or at
+/// the first one when the announced `Content-Length` is over it: `byteCount` is then the announced
+/// length, else the bytes received. A body that never ends fails this way too, instead of filling
+/// memory until a timeout. Through any other session the data task has a completion handler, and
+/// URLSession buffers the whole body before the limit is checked: the limit then bounds what is
+/// decoded, not what is downloaded.
 open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation<Value, any Error>,
   @unchecked Sendable
 {
@@ -224,9 +224,9 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
     }
   }
 
-  /// A data task for the request whose end goes to `completion`: through the session's
-  /// delegate when the session is one `URLSession.makeNetworkingSession(timeout:maximumConnectionsPerHost:)` made, so a
-  /// body past ``maxResponseBytes`` is stopped as it arrives; with a completion handler
+  /// A data task for the request whose end goes to `completion`: through the session's delegate
+  /// when the session is one `URLSession.makeNetworkingSession(timeout:maximumConnectionsPerHost:)`
+  /// made, so a body past ``maxResponseBytes`` is stopped as it arrives; with a completion handler
   /// otherwise, which buffers the whole body before the limit is checked.
   private func makeDataTask(
     completion: @escaping NetworkingSessionDelegate.Completion

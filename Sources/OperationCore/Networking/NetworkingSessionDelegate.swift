@@ -4,7 +4,8 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// The delegate of the sessions `URLSession.makeNetworkingSession(timeout:maximumConnectionsPerHost:)` makes: networking
+/// The delegate of the sessions
+/// `URLSession.makeNetworkingSession(timeout:maximumConnectionsPerHost:)` makes: networking
 /// operations receive their bodies through it, so a body that grows past the operation's
 /// `maxResponseBytes` is stopped as it arrives instead of being buffered whole.
 ///
