@@ -102,6 +102,34 @@ private let session = makeTestSession()
     #expect(await server.waitForAbandonedResponses(1, timeout: .seconds(30)))
   }
 
+  @Test func stallAfterHeadSendsTheBodyOnlyAfterThePause() async throws {
+    let server = try FixtureHTTPServer { _ in
+      FixtureResponse(body: Self.body, fault: .stallAfterHead(pause: .milliseconds(300)))
+    }
+    let clock = ContinuousClock()
+    let start = clock.now
+
+    let result = await session.fetch(server.url("/stall"), timeout: 10)
+
+    #expect(result.error == nil)
+    #expect(result.data == Self.body)
+    #expect(
+      result.response?.value(forHTTPHeaderField: "Content-Length") == String(Self.body.count))
+    #expect(clock.now - start >= .milliseconds(300))
+  }
+
+  @Test func stallAfterHeadCountsAsAbandonedWhenTheClientLeavesDuringThePause() async throws {
+    let server = try FixtureHTTPServer { _ in
+      FixtureResponse(body: Self.body, fault: .stallAfterHead(pause: .seconds(120)))
+    }
+
+    // An idle timeout of 1 s ends the request during the pause.
+    let result = await session.fetch(server.url("/stall"), timeout: 1)
+
+    #expect(result.error?.code == .timedOut)
+    #expect(await server.waitForAbandonedResponses(1, timeout: .seconds(30)))
+  }
+
   #if os(Linux)
     @Test func subSecondTimeoutsExpireAtOnceOnLinux() async throws {
       // swift-corelibs-foundation 6.3.1 truncates timeoutInterval to whole seconds: 0.9 s

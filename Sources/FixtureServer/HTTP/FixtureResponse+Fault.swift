@@ -8,6 +8,9 @@ extension FixtureResponse {
     /// The head at once, then the body a few bytes at a time with `interval` between sends;
     /// used to exceed a client's timeout.
     case slowDrip(interval: Duration)
+    /// The head at once (with the body's `Content-Length`), then nothing for `pause`, then the
+    /// body: a server that announces a body and stalls before sending it.
+    case stallAfterHead(pause: Duration)
     /// A `Content-Length` larger than the bytes sent (half of the body), then a clean close.
     case shortBody
     /// The body gzip-compressed and cut in half, with `Content-Length` matching the bytes sent

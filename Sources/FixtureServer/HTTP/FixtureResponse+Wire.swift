@@ -25,7 +25,8 @@ extension FixtureResponse {
       encoding = .gzip
       // 0xFF starts a final block of the reserved type 3, which every inflater rejects.
       payload = Gzip.header + Data([0xFF]) + Data(repeating: 0xA5, count: max(body.count, 16))
-    case .none, .resetMidBody, .slowDrip, .shortBody, .closeDelimited, .endlessBody:
+    case .none, .resetMidBody, .slowDrip, .shortBody, .closeDelimited, .endlessBody,
+      .stallAfterHead:
       payload = encoding == .gzip ? Gzip.compress(body) : body
     }
     var declaredLength = payload.count
@@ -41,7 +42,8 @@ extension FixtureResponse {
       payload = sent
     case .slowDrip(let interval), .endlessBody(let interval):
       dripInterval = interval
-    case .none, .truncatedGzip, .corruptGzip, .closeWithoutResponse, .notHTTP, .closeDelimited:
+    case .none, .truncatedGzip, .corruptGzip, .closeWithoutResponse, .notHTTP, .closeDelimited,
+      .stallAfterHead:
       break
     }
     let hasBody = !((100..<200).contains(status) || status == 204 || status == 304)
@@ -52,6 +54,7 @@ extension FixtureResponse {
     var wire = WireResponse(
       head: head, body: hasBody && method != "HEAD" ? payload : Data(),
       dripInterval: dripInterval, ending: ending)
+    if case .stallAfterHead(let pause) = fault { wire.pauseAfterHead = pause }
     if isEndless {
       wire.endlessChunk = Data(repeating: 0x20, count: WireResponse.endlessChunkSize)
     }

@@ -57,6 +57,10 @@ extension ServerCore {
       while socket.sendAll(chunk), socket.stayConnected(for: interval) {}
       return false
     }
+    if let pause = wire.pauseAfterHead {
+      return socket.sendAll(wire.head) && socket.stayConnected(for: pause)
+        && socket.sendAll(wire.body)
+    }
     guard let interval = wire.dripInterval else {
       return socket.sendAll(wire.head + wire.body)
     }

@@ -21,6 +21,8 @@ struct WireResponse {
   var dripInterval: Duration?
   /// How the connection ends.
   var ending: Ending
+  /// When set, the pause between ``head`` and ``body``.
+  var pauseAfterHead: Duration? = nil
   /// When set, sent again and again after ``body``, with ``dripInterval`` between sends, until
   /// the client goes away.
   var endlessChunk: Data? = nil

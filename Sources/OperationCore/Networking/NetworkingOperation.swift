@@ -55,8 +55,8 @@ let dataTaskCancellationQueue = DispatchQueue(
 /// ``NetworkingError/responseTooLarge(byteCount:limit:)``. Through a session that
 /// `URLSession.makeNetworkingSession(timeout:maximumConnectionsPerHost:)` made, the body arrives
 /// chunk by chunk and is stopped (its data task cancelled) at the first chunk past the limit, or at
-/// the first one when the announced `Content-Length` is over it: `byteCount` is then the announced
-/// length, else the bytes received. A body that never ends fails this way too, instead of filling
+/// the response's head when the announced `Content-Length` is over it, before any of the body:
+/// `byteCount` is then the announced length, else the bytes received. A body that never ends fails this way too, instead of filling
 /// memory until a timeout. Through any other session the data task has a completion handler, and
 /// URLSession buffers the whole body before the limit is checked: the limit then bounds what is
 /// decoded, not what is downloaded.

@@ -38,16 +38,27 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
     /// Set once the body passed the limit: the size to report (the body is dropped).
     var exceeded: Int?
 
-    /// Keeps `data`, unless the body (or the `announced` length) passes the limit: then drops
-    /// the body and returns true, once, to have the task cancelled.
-    mutating func take(_ data: Data, announced: Int64) -> Bool {
+    /// Keeps `data`, unless the body passes the limit: then drops the body and returns true,
+    /// once, to have the task cancelled.
+    mutating func take(_ data: Data) -> Bool {
       guard exceeded == nil else { return false }
       let received = body.count + data.count
-      guard received > limit || announced > Int64(limit) else {
+      guard received > limit else {
         body.append(data)
         return false
       }
-      exceeded = announced > Int64(limit) ? Int(clamping: announced) : received
+      return exceed(by: received)
+    }
+
+    /// Checks the length a response announced, before any of its body: returns true, once, to
+    /// have the task cancelled when it is over the limit.
+    mutating func check(announced: Int64) -> Bool {
+      guard exceeded == nil, announced > Int64(limit) else { return false }
+      return exceed(by: Int(clamping: announced))
+    }
+
+    private mutating func exceed(by byteCount: Int) -> Bool {
+      exceeded = byteCount
       body = Data()
       return true
     }
@@ -63,21 +74,35 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
     }
   }
 
-  /// Keeps a chunk of a task's body, or has the task cancelled once past its limit.
+  /// Has the task cancelled at its response's head when the response announces a body over the
+  /// limit: its body is never waited for (a server may announce a length and send nothing).
   ///
-  /// (No response callback: corelibs 6.3.1 ignores its disposition for HTTP, neither pausing
-  /// nor cancelling the transfer, so a response announcing too much is stopped here, at its
-  /// first chunk.)
+  /// The transfer goes on whatever the disposition says (corelibs 6.3.1 ignores it for HTTP,
+  /// neither pausing nor cancelling), so the task is cancelled.
+  func urlSession(
+    _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+  ) {
+    completionHandler(.allow)
+    let announced = response.expectedContentLength
+    update(dataTask) { $0.check(announced: announced) }
+  }
+
+  /// Keeps a chunk of a task's body, or has the task cancelled once past its limit.
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-    let announced = dataTask.response?.expectedContentLength ?? -1
+    update(dataTask) { $0.take(data) }
+  }
+
+  /// Changes `task`'s reception with `change`, and cancels the task when it says so.
+  private func update(_ task: URLSessionDataTask, _ change: (inout Reception) -> Bool) {
     let stops = receptions.withLock { receptions -> Bool in
       // Changed where it is stored: a copy would make the body's storage shared, and every
       // append would copy it whole.
-      guard let index = receptions.index(forKey: ObjectIdentifier(dataTask)) else { return false }
-      return receptions.values[index].take(data, announced: announced)
+      guard let index = receptions.index(forKey: ObjectIdentifier(task)) else { return false }
+      return change(&receptions.values[index])
     }
     // Off the delegate queue, as every data task cancellation (see NetworkingOperation).
-    if stops { dataTaskCancellationQueue.async { dataTask.cancel() } }
+    if stops { dataTaskCancellationQueue.async { task.cancel() } }
   }
 
   /// Hands a task's end to the completion ``receive(_:limit:completion:)`` was given.
