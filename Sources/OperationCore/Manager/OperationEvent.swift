@@ -81,7 +81,7 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
   /// Creates the event of `operation`, named after it when it has a name, else after its
   /// class (spelled out only when read).
   init(
-    kind: Kind, operation: Operation, key: CoalescingKey?, waiterCount: Int,
+    kind: Kind, operation: __shared Operation, key: CoalescingKey?, waiterCount: Int,
     duration: Duration?, failure: String? = nil
   ) {
     self.kind = kind

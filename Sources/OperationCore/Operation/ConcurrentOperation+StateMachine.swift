@@ -159,7 +159,7 @@ struct OperationStateMachine {
   /// Who sees the operation's events: the manager's subscribers when it claimed the operation
   /// (set then, once), so subscribers that came later never see half a lifecycle; nil when
   /// nobody subscribed, and again once the terminal event is out (see
-  /// ``publishedTerminalEvent()``).
+  /// ``takeEventAudience()``).
   private(set) var eventAudience: EventAudience?
   /// Configuration, not state: how long the operation may execute.
   var timeout: Duration?
@@ -404,10 +404,10 @@ struct OperationStateMachine {
     }
   }
 
-  /// The terminal event has gone out, and nothing follows it: the audience is let go, so an
-  /// operation its caller keeps does not keep its subscribers' buffers.
-  mutating func publishedTerminalEvent() {
-    eventAudience = nil
+  /// The audience of the terminal event, taken out: nothing follows that event, and an
+  /// operation its caller keeps must not keep its subscribers' buffers.
+  mutating func takeEventAudience() -> EventAudience? {
+    eventAudience.take()
   }
 
   /// The audience of a `retrying` event, if one may go out: the operation is announced and

@@ -366,12 +366,18 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   private func publish(
     _ event: OperationStateMachine.LifecycleEvent, in state: inout OperationStateMachine
   ) -> EventWakes {
-    guard let audience = state.eventAudience else { return EventWakes() }
-    if event.isTerminal { state.publishedTerminalEvent() }
-    return audience.publish(
-      OperationEvent(
-        kind: event.kind, operation: self, key: coalescingKey, waiterCount: event.waiterCount,
-        duration: event.duration))
+    // Read in place (a copy of the audience would retain it); the terminal event takes it out.
+    if event.isTerminal {
+      return state.takeEventAudience()?.publish(operationEvent(event)) ?? EventWakes()
+    }
+    return state.eventAudience?.publish(operationEvent(event)) ?? EventWakes()
+  }
+
+  /// The public event for `event`.
+  private func operationEvent(_ event: OperationStateMachine.LifecycleEvent) -> OperationEvent {
+    OperationEvent(
+      kind: event.kind, operation: self, key: coalescingKey, waiterCount: event.waiterCount,
+      duration: event.duration)
   }
 
   private func scheduleTimeout(after timeout: Duration) {
