@@ -79,7 +79,8 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
   }
 
   /// Creates the event of `operation`, named after it when it has a name, else after its
-  /// class (spelled out only when read).
+  /// class (spelled out only when read). The operation is borrowed, not retained
+  /// (`__shared`: `borrowing` crashes the 6.3.1 compiler here).
   init(
     kind: Kind, operation: __shared Operation, key: CoalescingKey?, waiterCount: Int,
     duration: Duration?, failure: String? = nil

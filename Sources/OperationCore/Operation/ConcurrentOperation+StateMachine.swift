@@ -251,9 +251,12 @@ struct OperationStateMachine {
   /// The manager added the operation to its queue: returns `enqueued` and the events decided
   /// since the claim, in order, to publish under the lock.
   mutating func enqueued() -> (enqueued: LifecycleEvent, later: [LifecycleEvent]) {
-    switch announcement {
+    // Swapped out, then consumed: the waiting events move, where binding them in place copied
+    // them through run-time value witnesses and destroyed the originals.
+    var waiting = Announcement.announced
+    swap(&waiting, &announcement)
+    switch consume waiting {
     case .awaitingEnqueue(let enqueued, let later):
-      announcement = .announced
       return (enqueued, later)
     case .silent, .announced:
       preconditionFailure("announced an operation that was not claimed, or twice")
