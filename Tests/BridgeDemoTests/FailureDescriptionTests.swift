@@ -47,6 +47,24 @@ import Testing
     #expect(FailureDescription.oneLine(NetworkingError.transport(error)) == line)
   }
 
+  /// libcurl's -1002 for a redirect to a scheme it does not speak names the protocol: the line
+  /// says the server redirected, not that its answer was not HTTP.
+  @Test func aRedirectToAnUnsupportedSchemeSaysSo() throws {
+    let failingURL = try #require(URL(string: "http://127.0.0.1:8080/questions"))
+    let underlying = NSError(
+      domain: NSURLErrorDomain, code: -1,
+      userInfo: [NSLocalizedDescriptionKey: #"Protocol "ftp" not supported or disabled in libcurl"#]
+    )
+    let error = URLError(
+      .unsupportedURL,
+      userInfo: [NSURLErrorFailingURLErrorKey: failingURL, NSUnderlyingErrorKey: underlying])
+
+    #expect(
+      FailureDescription.oneLine(NetworkingError.transport(error))
+        == "the server redirected to a URL whose scheme is not supported: "
+        + #"Protocol "ftp" not supported or disabled in libcurl (URLError -1002)"#)
+  }
+
   @Test func aBackoffTooLongToWaitOutNamesTheLimit() {
     let error = BackoffError(site: "stackoverflow", retryAfter: .seconds(3600))
 

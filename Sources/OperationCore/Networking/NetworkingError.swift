@@ -49,7 +49,11 @@ public enum NetworkingError: Error, Sendable, CustomStringConvertible, Localized
     case .badStatus(let statusCode, let serverError?, _):
       return "HTTP \(statusCode): \(Self.oneLine(String(describing: serverError)))"
     case .badStatus(let statusCode, nil, let bodyExcerpt):
-      let reason = HTTPURLResponse.localizedString(forStatusCode: statusCode).lowercased()
+      // Foundation calls any code it does not know a "server error", 999 included.
+      let reason =
+        (100...599).contains(statusCode)
+        ? HTTPURLResponse.localizedString(forStatusCode: statusCode).lowercased()
+        : "not an HTTP status code"
       let body = Self.oneLine(bodyExcerpt, limit: 80)
       return "HTTP \(statusCode) (\(reason))" + (body.isEmpty ? "" : ": \(body)")
     case .undecodable(let error, let bodyExcerpt):

@@ -16,10 +16,17 @@ extension FailureDescription {
     case .badURL: sentence = "the request URL is not valid"
     case .unsupportedURL:
       // The commands send http and https only: on corelibs this is libcurl refusing an answer
-      // that is not HTTP (a port that speaks another protocol).
-      sentence =
-        isHTTP(error.failingURL)
-        ? "the server's answer is not HTTP" : "the request URL's scheme is not supported"
+      // that is not HTTP (a port that speaks another protocol), or a redirect to a scheme it
+      // does not speak (its message then names the protocol).
+      if !isHTTP(error.failingURL) {
+        sentence = "the request URL's scheme is not supported"
+      } else if let message = curlMessage(of: error),
+        message.lowercased().contains("not supported or disabled")
+      {
+        sentence = "the server redirected to a URL whose scheme is not supported: \(message)"
+      } else {
+        sentence = "the server's answer is not HTTP"
+      }
     case .cannotFindHost, .dnsLookupFailed:
       sentence = "cannot find the host \(error.failingURL?.host ?? "of the request")"
     case .cannotConnectToHost: sentence = "could not connect to \(server(of: error))"

@@ -153,6 +153,20 @@ import Testing
         .httpMaximumConnectionsPerHost == 64)
   }
 
+  /// Foundation names any code it does not know a "server error"; a code outside HTTP's
+  /// range says what it is instead.
+  @Test(arguments: [
+    (503, "HTTP 503 (service unavailable)"),
+    (418, "HTTP 418 (client error)"),
+    (999, "HTTP 999 (not an HTTP status code)"),
+    (1, "HTTP 1 (not an HTTP status code)"),
+  ])
+  func aBadStatusIsNamedWithinHTTPsRangeOnly(status: Int, description: String) {
+    let error = NetworkingError.badStatus(statusCode: status, serverError: nil, bodyExcerpt: "")
+
+    #expect(error.description == description)
+  }
+
   @Test func descriptionsAreSingleLines() {
     let errors: [NetworkingError] = [
       .transport(URLError(.timedOut)),
