@@ -20,7 +20,10 @@ public struct BackoffError: Error, Sendable, Equatable, CustomStringConvertible,
   /// One line for a CLI, e.g. `the API asked to back off: no /questions call on
   /// stackoverflow for another 7 s`. The remaining time is rounded up to whole seconds.
   public var description: String {
-    let seconds = Int((retryAfter / .seconds(1)).rounded(.up))
+    // From the components: a backoff of `Int.max` seconds (the API's field is an integer) is
+    // past what a `Double` converts back to `Int` without trapping.
+    let (whole, attoseconds) = retryAfter.components
+    let seconds = attoseconds > 0 && whole < .max ? whole + 1 : whole
     return "the API asked to back off: no /questions call on \(site) for another \(seconds) s"
   }
 

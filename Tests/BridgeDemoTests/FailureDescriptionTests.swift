@@ -65,6 +65,20 @@ import Testing
         + #"Protocol "ftp" not supported or disabled in libcurl (URLError -1002)"#)
   }
 
+  /// Durations read from their components: rounded to the millisecond, tenths of a second cut,
+  /// and a duration far past `Int.max` milliseconds printed rather than trapping.
+  @Test(arguments: [
+    (Duration.milliseconds(200), "200 ms"),
+    (.microseconds(999_600), "1 s"),
+    (.milliseconds(1500), "1.5 s"),
+    (.milliseconds(1050), "1.0 s"),
+    (.seconds(15), "15 s"),
+    (.seconds(Int64.max), "9223372036854775807 s"),
+  ])
+  func durationsReadAsTheyWouldBeSaid(duration: Duration, text: String) {
+    #expect(FailureDescription.duration(duration) == text)
+  }
+
   @Test func aBackoffTooLongToWaitOutNamesTheLimit() {
     let error = BackoffError(site: "stackoverflow", retryAfter: .seconds(3600))
 

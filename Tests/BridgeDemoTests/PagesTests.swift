@@ -117,10 +117,12 @@ import Testing
     }
   }
 
-  /// A server that asks to back off for an hour is not waited for: the pages stop at once with
-  /// one error line that gives the wait asked and the most the demo waits.
-  @Test func aBackoffTooLongToWaitOutEndsThePagesAtOnce() async throws {
-    let fixture = StackExchangeFixture(pageBackoffs: [1: 3600])
+  /// A server that asks to back off for an hour, or for `Int.max` seconds, is not waited for:
+  /// the pages stop at once with one error line that gives the wait asked and the most the demo
+  /// waits (and the largest backoff the API's integer can carry prints without trapping).
+  @Test(arguments: [3600, Int.max])
+  func aBackoffTooLongToWaitOutEndsThePagesAtOnce(backoff: Int) async throws {
+    let fixture = StackExchangeFixture(pageBackoffs: [1: backoff])
     let server = try FixtureHTTPServer(responder: fixture.respond(to:))
 
     for json in [false, true] {
@@ -132,7 +134,7 @@ import Testing
       #expect(
         output.errorLines == [
           "error: the API asked to back off: no /questions call on stackoverflow for another "
-            + "3600 s, more than the 60 s the demo waits"
+            + "\(backoff) s, more than the 60 s the demo waits"
         ], "\(output.stderr)")
       #expect(!output.stdout.contains("backoff: waiting"))
       #expect(
@@ -141,6 +143,20 @@ import Testing
     }
     // Page 1 once per run: page 2 is never sent.
     #expect(server.requestCount(path: "/questions") == 2)
+  }
+
+  /// A backoff of zero or less asks for no wait: the pages go on, and no line claims a wait.
+  @Test func aBackoffBelowOneSecondIsNotWaitedForNorAnnounced() async throws {
+    let fixture = StackExchangeFixture(pageBackoffs: [1: -5, 2: 0])
+    let server = try FixtureHTTPServer(responder: fixture.respond(to:))
+
+    let output = try await BridgeDemoProcess.run(
+      ["questions", "--pages", "3", "--base-url", server.baseURL.absoluteString])
+
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(!output.stdout.contains("backoff: waiting"), "\(output.stdout)")
+    #expect(!output.stdout.contains("backoff wait"), "\(output.stdout)")
+    #expect(output.stdout.split(separator: "\n").count { $0.hasPrefix("page ") } == 3)
   }
 
   @Test func theErrorLineFollowsThePagesPrintedBeforeIt() async throws {

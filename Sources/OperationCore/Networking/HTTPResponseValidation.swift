@@ -49,7 +49,8 @@ struct HTTPResponseValidation: Sendable {
     do {
       return .success(try decoder.decode(Value.self, from: data))
     } catch let error as DecodingError {
-      return .failure(.undecodable(error, bodyExcerpt: Self.excerpt(of: data)))
+      return .failure(
+        .undecodable(Self.clarified(error, body: data), bodyExcerpt: Self.excerpt(of: data)))
     } catch {
       let context = DecodingError.Context(
         codingPath: [], debugDescription: "\(error)", underlyingError: error)
@@ -67,6 +68,23 @@ struct HTTPResponseValidation: Sendable {
     _ type: ServerError.Type, from body: Data
   ) -> ServerError? {
     try? decoder.decode(type, from: body)
+  }
+
+  /// `error`, unless it claims that a `body` which parses as JSON is not JSON: Foundation's
+  /// `JSONDecoder` (swift-corelibs-foundation 6.3.1) says "The given data was not valid JSON.",
+  /// with no coding path, for a number it cannot convert (`1.5` or `1e30` where an `Int` is
+  /// expected). The error then says what is known.
+  static func clarified(_ error: DecodingError, body: Data) -> DecodingError {
+    guard case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+      context.debugDescription == "The given data was not valid JSON.",
+      (try? JSONSerialization.jsonObject(with: body, options: .fragmentsAllowed)) != nil
+    else { return error }
+    return .dataCorrupted(
+      DecodingError.Context(
+        codingPath: [],
+        debugDescription: "valid JSON, but a value does not convert to its type (say, a "
+          + "number with a fraction or an exponent where an integer is expected)",
+        underlyingError: context.underlyingError))
   }
 
   /// The first bytes of `data` as lossy UTF-8.

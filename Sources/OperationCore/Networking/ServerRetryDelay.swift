@@ -8,6 +8,11 @@ import Foundation
 /// `Retry-After` header (delay seconds, or an HTTP date) and a top-level `backoff` number of
 /// seconds in its JSON body (the StackExchange API's way). A value type with no side effects.
 enum ServerRetryDelay {
+  /// The longest delay read as asked: a hundred years. A server asking for more (a JSON
+  /// number such as `1e30` would overflow a `Duration` and trap) is read as asking for this,
+  /// which is more than any retry policy waits.
+  static let longest = Duration.seconds(100 * 365 * 24 * 3600)
+
   /// The delay `response` and `body` ask for, or nil when they ask for none.
   static func requested(
     by response: URLResponse?, body: Data?, now: Date = Date()
@@ -22,18 +27,23 @@ enum ServerRetryDelay {
   static func retryAfter(_ value: String, now: Date) -> Duration? {
     let value = value.trimmingCharacters(in: .whitespaces)
     if let seconds = Int(value) {
-      return seconds >= 0 ? .seconds(seconds) : nil
+      return seconds >= 0 ? min(.seconds(seconds), longest) : nil
     }
     guard let date = httpDateFormatter().date(from: value) else { return nil }
-    return .seconds(max(date.timeIntervalSince(now), 0))
+    return seconds(max(date.timeIntervalSince(now), 0))
   }
 
   /// The `backoff` field of a JSON object body, in seconds; nil when there is none.
   static func backoff(in body: Data) -> Duration? {
     guard !body.isEmpty, let field = try? JSONDecoder().decode(BackoffField.self, from: body),
-      let seconds = field.backoff, seconds.isFinite, seconds >= 0
+      let seconds = field.backoff, seconds >= 0
     else { return nil }
-    return .seconds(seconds)
+    return self.seconds(seconds)
+  }
+
+  /// `seconds` (not negative, not NaN) as a duration, at most ``longest``.
+  private static func seconds(_ seconds: Double) -> Duration {
+    seconds < longest.timeInterval ? .seconds(seconds) : longest
   }
 
   /// The one field read from a failing body.

@@ -52,11 +52,20 @@ enum FailureDescription {
     "the request timed out after \(duration(limit))"
   }
 
-  /// `limit` for a reader: `15 s`, `1.5 s`, `200 ms`.
+  /// `limit` for a reader: `15 s`, `1.5 s` (tenths cut, not rounded), `200 ms`. Read from the
+  /// duration's components, so a backoff of `Int.max` seconds a server sent prints as such
+  /// (converting it to milliseconds as an `Int` would trap).
   static func duration(_ limit: Duration) -> String {
-    let milliseconds = Int((limit / .milliseconds(1)).rounded())
-    if milliseconds < 1000 { return "\(milliseconds) ms" }
-    if milliseconds.isMultiple(of: 1000) { return "\(milliseconds / 1000) s" }
-    return "\(Double(milliseconds / 100) / 10) s"
+    let attosecondsPerMillisecond: Int64 = 1_000_000_000_000_000
+    let (wholeSeconds, attoseconds) = limit.components
+    var seconds = wholeSeconds
+    // Rounded to the millisecond, carrying into the seconds.
+    var milliseconds = (attoseconds + attosecondsPerMillisecond / 2) / attosecondsPerMillisecond
+    if milliseconds == 1000 {
+      (seconds, milliseconds) = seconds == .max ? (seconds, 999) : (seconds + 1, 0)
+    }
+    if seconds == 0 { return "\(milliseconds) ms" }
+    if milliseconds == 0 { return "\(seconds) s" }
+    return "\(seconds).\(milliseconds / 100) s"
   }
 }

@@ -18,11 +18,11 @@ extension QuestionFormatter {
   }
 
   /// The line that says the next request waits for the backoff `fetched` announced, or nil
-  /// when it announced none, or one too long to wait out (the pages then end with the
-  /// ``BackoffError`` that says so): `backoff: waiting 1 s before requesting page 3, as page 2
-  /// asked`.
+  /// when it announced none (or zero or less, which asks for no wait), or one too long to wait
+  /// out (the pages then end with the ``BackoffError`` that says so): `backoff: waiting 1 s
+  /// before requesting page 3, as page 2 asked`.
   static func backoffLine(after fetched: FetchedQuestionsPage) -> String? {
-    guard let seconds = fetched.page.backoff,
+    guard let seconds = fetched.page.backoff, seconds > 0,
       Duration.seconds(seconds) <= QuestionsPageSequence.defaultMaxBackoffWait
     else { return nil }
     return "backoff: waiting \(seconds) s before requesting page \(fetched.number + 1), "

@@ -153,6 +153,21 @@ import Testing
         .httpMaximumConnectionsPerHost == 64)
   }
 
+  /// Foundation's decoder calls a number it cannot convert "not valid JSON"; a body that is
+  /// valid JSON is described as such, and one that is not keeps the decoder's words.
+  @Test(arguments: [
+    (#"{"name":"x","count":1.5}"#, "valid JSON, but a value does not convert to its type"),
+    (#"{"name":"x","count":1e30}"#, "valid JSON, but a value does not convert to its type"),
+    (#"{"name":"x","count":"#, "The given data was not valid JSON."),
+  ])
+  func aNumberThatDoesNotConvertIsNotCalledInvalidJSON(body: String, summary: String) {
+    guard case .failure(.undecodable(let error, _)) = decode(Data(body.utf8), response()) else {
+      Issue.record("expected undecodable")
+      return
+    }
+    #expect(error.summary.hasPrefix(summary), "\(error.summary)")
+  }
+
   /// Foundation names any code it does not know a "server error"; a code outside HTTP's
   /// range says what it is instead.
   @Test(arguments: [

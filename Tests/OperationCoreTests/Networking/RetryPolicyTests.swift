@@ -123,6 +123,23 @@ import Testing
     #expect(ServerRetryDelay.backoff(in: Data(#"{"backoff":-1}"#.utf8)) == nil)
   }
 
+  /// A delay too long for a `Duration` (which traps on overflow) is read as the longest one,
+  /// so the policy does not retry it; the process goes on.
+  @Test func anOverlongServerDelayIsReadAsTheLongestAndNotRetried() throws {
+    #expect(
+      ServerRetryDelay.backoff(in: Data(#"{"backoff":1e30}"#.utf8)) == ServerRetryDelay.longest)
+    #expect(ServerRetryDelay.backoff(in: Data(#"{"backoff":1.5}"#.utf8)) == .milliseconds(1500))
+    let now = Date(timeIntervalSince1970: 1_445_412_400)
+    #expect(
+      ServerRetryDelay.retryAfter("9223372036854775807", now: now) == ServerRetryDelay.longest)
+    #expect(
+      ServerRetryDelay.retryAfter("Fri, 31 Dec 9999 23:59:59 GMT", now: now)
+        == ServerRetryDelay.longest)
+    let policy = RetryPolicy.exponential(maxDelay: .seconds(30))
+    let delay = try #require(ServerRetryDelay.backoff(in: Data(#"{"backoff":1e30}"#.utf8)))
+    #expect(policy.delay(afterAttempt: 1, failure: unavailable, serverMinimum: delay) == nil)
+  }
+
   @Test func theLargerOfHeaderAndBodyWins() throws {
     let url = try #require(URL(string: "http://127.0.0.1/busy"))
     let response = HTTPURLResponse(

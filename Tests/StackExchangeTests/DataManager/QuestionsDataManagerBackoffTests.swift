@@ -105,4 +105,14 @@ import Testing
       error.description
         == "the API asked to back off: no /questions call on superuser for another 7 s")
   }
+
+  /// The largest backoff the API's integer field can carry describes itself without trapping.
+  @Test func descriptionOfTheLongestBackoffDoesNotTrap() {
+    let longest = BackoffError(site: "superuser", retryAfter: .seconds(Int.max))
+    let justUnder = BackoffError(
+      site: "superuser", retryAfter: .seconds(Int.max) - .milliseconds(1))
+
+    #expect(longest.description.hasSuffix("for another 9223372036854775807 s"))
+    #expect(justUnder.description.hasSuffix("for another 9223372036854775807 s"))
+  }
 }
