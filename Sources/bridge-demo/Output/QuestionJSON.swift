@@ -37,7 +37,16 @@ struct QuestionJSON: Encodable {
     viewCount = question.viewCount
     isAnswered = question.isAnswered
     tags = question.tags
-    creationDate = Int64(question.creationDate.timeIntervalSince1970)
+    creationDate = Self.epochSeconds(question.creationDate)
     owner = question.owner?.displayName
+  }
+
+  /// `date` as whole seconds since 1970, clamped to `Int64`: a date decoded from the API's
+  /// `Int64.max` comes back through `Double` as 2⁶³, which `Int64(_:)` traps on.
+  static func epochSeconds(_ date: Date) -> Int64 {
+    let seconds = date.timeIntervalSince1970.rounded(.down)
+    if seconds >= Double(Int64.max) { return .max }
+    if seconds <= Double(Int64.min) { return .min }
+    return Int64(seconds)
   }
 }
