@@ -47,7 +47,8 @@ extension QuestionsPageSequence {
         throw CancellationError()
       }
       let fetched = try await request.value()
-      if fetched.page.hasMore && remaining > 1 {
+      // No page follows `Int.max`, whatever `has_more` says.
+      if fetched.page.hasMore && remaining > 1 && number < .max {
         state = .requesting(
           number: number + 1, remaining: remaining - 1, request: fetcher.request(page: number + 1))
       }

@@ -4,7 +4,8 @@
 /// Each page is one request through the data manager's `OperationQueueManager`, exactly like
 /// ``QuestionsDataManager/questions(_:)``: identical page requests from other callers share
 /// it, and the queue's width, priorities, suspension and cancel-all apply to it. The sequence
-/// ends after the page whose `has_more` is false, or after `maxPages` pages.
+/// ends after the page whose `has_more` is false, or after `maxPages` pages (or after page
+/// `Int.max`, which nothing follows).
 ///
 /// **One page ahead.** When a page is delivered and more may follow, the request for the next
 /// one starts at once (after any backoff), so it is usually there when the loop asks for it.

@@ -42,6 +42,21 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
     #expect(harness.questionRequests == 2)
   }
 
+  /// A server that says `has_more` on page `Int.max` gets no request for the page after it:
+  /// the sequence ends there (counting on would overflow).
+  @Test func theSequenceEndsAtPageIntMax() async throws {
+    let body = Data(#"{"items":[],"has_more":true,"quota_max":300,"quota_remaining":299}"#.utf8)
+    let harness = try DataManagerHarness { _ in FixtureResponse(body: body) }
+    let query = QuestionsQuery(site: "stackoverflow", page: .max)
+
+    let outcome = await completing { await collect(harness.dataManager.pages(query, maxPages: 3)) }
+
+    #expect(outcome?.error == nil)
+    #expect(outcome?.numbers == [.max])
+    #expect(outcome?.endsWithNil == true)
+    #expect(harness.questionRequests == 1)
+  }
+
   @Test func noPagesAreRequestedForAMaximumOfZero() async throws {
     let harness = try DataManagerHarness(fixture: StackExchangeFixture())
 
