@@ -35,6 +35,23 @@ import Testing
     #expect(manager.isIdle)
   }
 
+  /// swift-corelibs-foundation traps on a negative width other than the default's -1: the
+  /// manager reads one as the default, through its initialiser and its setter.
+  @Test func aNegativeWidthIsReadAsTheDefault() async throws {
+    let manager = OperationQueueManager(name: "negative-width", maxConcurrentOperationCount: -5)
+    #expect(
+      manager.maxConcurrentOperationCount == OperationQueue.defaultMaxConcurrentOperationCount)
+    manager.maxConcurrentOperationCount = 2
+    manager.maxConcurrentOperationCount = -7
+    #expect(
+      manager.maxConcurrentOperationCount == OperationQueue.defaultMaxConcurrentOperationCount)
+
+    let operation = ManualOperation(ending: .returning(1))
+    manager.enqueue(operation)
+    #expect(await becomesIdle(manager))
+    #expect(operation.mainCallCount == 1)
+  }
+
   @Test func twoManagersNeverJoinEachOthersWork() async throws {
     let first = OperationQueueManager(name: "manager.first")
     let second = OperationQueueManager(name: "manager.second")

@@ -78,7 +78,8 @@ public final class OperationQueueManager: @unchecked Sendable {
   ///
   /// - Parameters:
   ///   - name: The queue's name, for debugging.
-  ///   - maxConcurrentOperationCount: How many operations may execute at once.
+  ///   - maxConcurrentOperationCount: How many operations may execute at once (see
+  ///     ``maxConcurrentOperationCount``).
   ///   - qualityOfService: The default quality of service of the queue.
   public convenience init(
     name: String? = nil,
@@ -87,17 +88,26 @@ public final class OperationQueueManager: @unchecked Sendable {
   ) {
     let queue = OperationQueue()
     queue.name = name
-    queue.maxConcurrentOperationCount = maxConcurrentOperationCount
+    queue.maxConcurrentOperationCount = Self.width(maxConcurrentOperationCount)
     queue.qualityOfService = qualityOfService
     self.init(queue: queue)
   }
 
+  /// `count` as a queue width: a negative one is read as
+  /// `OperationQueue.defaultMaxConcurrentOperationCount` (swift-corelibs-foundation traps on any
+  /// negative width but that one).
+  private static func width(_ count: Int) -> Int {
+    count < 0 ? OperationQueue.defaultMaxConcurrentOperationCount : count
+  }
+
   // MARK: Queue control
 
-  /// How many operations may execute at once.
+  /// How many operations may execute at once: `OperationQueue.defaultMaxConcurrentOperationCount`
+  /// (the default) lets the platform decide, 0 runs nothing until raised, and any other negative
+  /// value is read as the default.
   public var maxConcurrentOperationCount: Int {
     get { queue.maxConcurrentOperationCount }
-    set { queue.maxConcurrentOperationCount = newValue }
+    set { queue.maxConcurrentOperationCount = Self.width(newValue) }
   }
 
   /// Whether the queue is suspended: pending operations do not start until it resumes.

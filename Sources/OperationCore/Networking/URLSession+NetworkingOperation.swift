@@ -23,10 +23,11 @@ extension URLSession {
   /// - Parameter timeout: How long a request may wait for data before it fails with
   ///   `URLError.timedOut`. On Linux the request timeout counts whole seconds only (a fraction
   ///   is dropped, and below one second it expires almost at once), so it is rounded up to a
-  ///   whole number of seconds there.
+  ///   whole number of seconds there. At most 100 years: a longer one (`.seconds(Int64.max)`
+  ///   for "none", say) traps in swift-corelibs-foundation's conversion when a request starts.
   /// - Parameter maximumConnectionsPerHost: How many connections to one host the session opens
-  ///   at once; nil keeps the platform's default (6, which swift-corelibs-foundation enforces:
-  ///   64 requests of 200 ms each to one host take 2.2 s). Raise it for wide fan-outs.
+  ///   at once, at least 1; nil keeps the platform's default (6, which swift-corelibs-foundation
+  ///   enforces: 64 requests of 200 ms each to one host take 2.2 s). Raise it for wide fan-outs.
   /// - Returns: A new session; keep it for the life of the feature that uses it.
   public static func makeNetworkingSession(
     timeout: Duration = .seconds(30), maximumConnectionsPerHost: Int? = nil
@@ -36,7 +37,7 @@ extension URLSession {
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
     configuration.timeoutIntervalForRequest = honouredTimeoutInterval(timeout.timeInterval)
     if let maximumConnectionsPerHost {
-      configuration.httpMaximumConnectionsPerHost = maximumConnectionsPerHost
+      configuration.httpMaximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
     }
     return URLSession(
       configuration: configuration, delegate: NetworkingSessionDelegate(), delegateQueue: nil)
@@ -44,12 +45,18 @@ extension URLSession {
 
   /// `interval` as a request timeout the platform honours: swift-corelibs-foundation converts
   /// it with `Int(interval) * 1000` milliseconds, so on Linux it is rounded up to whole seconds,
-  /// at least one.
+  /// at least one; at most ``longestTimeoutInterval`` everywhere.
   static func honouredTimeoutInterval(_ interval: TimeInterval) -> TimeInterval {
+    let interval = min(interval, longestTimeoutInterval)
     #if canImport(FoundationNetworking)
       return max(1, interval.rounded(.up))
     #else
       return interval
     #endif
   }
+
+  /// The longest request timeout a session is given: 100 years, in seconds. corelibs 6.3.1
+  /// converts the timeout to milliseconds as an `Int` (`Int(interval) * 1000`), which traps for
+  /// `.seconds(Int64.max)`; a century is as good as none.
+  static let longestTimeoutInterval: TimeInterval = 100 * 365 * 24 * 3600
 }

@@ -166,6 +166,24 @@ import Testing
     server.stop()
   }
 
+  /// A timeout of `Int64.max` seconds (or a request's own) trapped in swift-corelibs-
+  /// foundation as the request started; it is held to a century, and a width below one to one.
+  @Test func anOutsizedTimeoutOrWidthStillMakesRequests() async throws {
+    let session = URLSession.makeNetworkingSession(
+      timeout: .seconds(Int64.max), maximumConnectionsPerHost: -3)
+    #expect(session.configuration.timeoutIntervalForRequest == 100 * 365 * 24 * 3600)
+    #expect(session.configuration.httpMaximumConnectionsPerHost == 1)
+    var request = URLRequest(url: server.url("/ok"))
+    request.timeoutInterval = .greatestFiniteMagnitude
+
+    for request in [URLRequest(url: server.url("/ok")), request] {
+      let operation = NetworkingOperation<NetworkingPayload>(request: request, session: session)
+      let value = try await networkingResult(of: operation, on: manager).get()
+      #expect(value == NetworkingPayload(name: "swift", count: 3))
+    }
+    server.stop()
+  }
+
   @Test func requestTimeoutIsATransportTimeout() async throws {
     let started = ContinuousClock.now
     let error = try #require(
