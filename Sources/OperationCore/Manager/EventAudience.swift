@@ -17,7 +17,7 @@ struct EventAudience: Sendable {
     // By index: a `for` loop over the array retained each subscriber.
     for index in subscribers.indices
     where subscribers[index].isSubscribed.load(ordering: .relaxed) {
-      wakes.add(subscribers[index].sink.receive(makeEvent()))
+      wakes.add(subscribers[index].unretainedSink.receive(makeEvent()))
     }
     return wakes
   }
