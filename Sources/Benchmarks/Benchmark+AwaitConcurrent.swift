@@ -21,14 +21,10 @@ extension Benchmark {
         "await_concurrent", rounds: scale.rounds,
         ours: { try await ours(tasks: tasks, awaits: awaits) },
         baseline: { try await baseline(tasks: tasks, awaits: awaits) })
-      return ScenarioResult(
-        name: "await_concurrent",
-        nsPerOp: samples.oursMedian,
+      return ScenarioResult.ratio(
+        "await_concurrent", samples: samples,
         baseline: "the same awaits through the hand-written bridge on a raw OperationQueue",
-        baselineNsPerOp: samples.baselineMedian,
-        ratio: samples.ratio,
-        target: "ratio <= \(targetRatio)",
-        met: samples.ratio <= targetRatio,
+        targetRatio: targetRatio,
         extras: [("tasks", .integer(tasks)), ("awaits_per_task", .integer(awaits))],
         details: "\(tasks) tasks x \(awaits) awaits vs a hand-written bridge")
     }

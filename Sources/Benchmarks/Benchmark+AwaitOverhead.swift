@@ -30,14 +30,10 @@ extension Benchmark {
         "await_overhead floor", rounds: scale.rounds,
         ours: { try await floorAwaits(count: count) },
         baseline: { try await floorChain(count: count) })
-      return ScenarioResult(
-        name: "await_overhead",
-        nsPerOp: samples.oursMedian,
+      return ScenarioResult.ratio(
+        "await_overhead", samples: samples,
         baseline: "hand-written bridge: BlockOperation + completionBlock + continuation",
-        baselineNsPerOp: samples.baselineMedian,
-        ratio: samples.ratio,
-        target: "ratio <= \(targetRatio)",
-        met: samples.ratio <= targetRatio,
+        targetRatio: targetRatio,
         extras: [
           ("operations", .integer(count)),
           ("floor_ratio", .number(floor.ratio)),

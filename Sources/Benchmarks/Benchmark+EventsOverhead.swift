@@ -28,14 +28,10 @@ extension Benchmark {
         },
         baseline: { try await Throughput.ours(count: count) })
       let fraction = Statistics.median(Array(fractions.dropFirst()))
-      return ScenarioResult(
-        name: "events_overhead",
-        nsPerOp: samples.oursMedian,
+      return ScenarioResult.ratio(
+        "events_overhead", samples: samples,
         baseline: "the same operations through a manager without a subscriber",
-        baselineNsPerOp: samples.baselineMedian,
-        ratio: samples.ratio,
-        target: "ratio <= \(targetRatio)",
-        met: samples.ratio <= targetRatio,
+        targetRatio: targetRatio,
         extras: [("operations", .integer(count)), ("received_fraction", .number(fraction))],
         details: String(
           format: "%d ops, one subscriber; it received %.0f%% of their events", count,

@@ -52,14 +52,10 @@ extension Benchmark {
         "large_body", rounds: scale.rounds,
         ours: { try await ours(url: url, size: size, on: manager) },
         baseline: { try await baseline(url: url, size: size) })
-      return ScenarioResult(
-        name: "large_body",
-        nsPerOp: samples.oursMedian,
+      return ScenarioResult.ratio(
+        "large_body", samples: samples,
         baseline: "a data task with a completion handler on a plain session, JSONDecoder",
-        baselineNsPerOp: samples.baselineMedian,
-        ratio: samples.ratio,
-        target: "ratio <= \(targetRatio)",
-        met: samples.ratio <= targetRatio,
+        targetRatio: targetRatio,
         extras: [("body_bytes", .integer(served.count))],
         details: "one \(served.count)-byte body per fetch")
     }

@@ -64,6 +64,19 @@ extension Benchmark {
     /// Why the scenario could not run, if it failed.
     var error: String?
 
+    /// The result of a scenario whose target is a ratio of interleaved samples (ours ÷
+    /// `baseline`) of at most `targetRatio`.
+    static func ratio(
+      _ name: String, samples: Statistics.Samples, baseline: String, targetRatio: Double,
+      extras: [(key: String, value: JSONValue)], details: String
+    ) -> ScenarioResult {
+      ScenarioResult(
+        name: name, nsPerOp: samples.oursMedian, baseline: baseline,
+        baselineNsPerOp: samples.baselineMedian, ratio: samples.ratio,
+        target: "ratio <= \(targetRatio)", met: samples.ratio <= targetRatio, extras: extras,
+        details: details)
+    }
+
     /// The result of a scenario that threw instead of measuring.
     static func failed(_ name: String, error: any Error) -> ScenarioResult {
       ScenarioResult(

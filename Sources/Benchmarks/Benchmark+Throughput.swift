@@ -19,14 +19,10 @@ extension Benchmark {
         "throughput", rounds: scale.rounds,
         ours: { try await ours(count: count) },
         baseline: { try await baseline(count: count) })
-      return ScenarioResult(
-        name: "throughput",
-        nsPerOp: samples.oursMedian,
+      return ScenarioResult.ratio(
+        "throughput", samples: samples,
         baseline: "BlockOperation on a raw OperationQueue, counting in the block",
-        baselineNsPerOp: samples.baselineMedian,
-        ratio: samples.ratio,
-        target: "ratio <= \(targetRatio)",
-        met: samples.ratio <= targetRatio,
+        targetRatio: targetRatio,
         extras: [("operations", .integer(count))],
         details: "\(count) ops")
     }
