@@ -12,23 +12,29 @@ import OperationCore
 public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, any Error>,
   @unchecked Sendable
 {
-  // State lives in `work`, guarded by its lock.
-  private enum Work {
+  // State lives in `work`, guarded by its lock. Visible to the inlinable initialisers, which
+  // are specialised for the caller's `Value`: unspecialised, each operation built looked up the
+  // generic metadata of `Work` and of its lock's storage (~600 instructions).
+  @usableFromInline
+  enum Work {
     case idle(@Sendable () async throws -> Value)
     case running(Task<Void, Never>)
     case cancelled
     case starting
   }
 
-  private let work: Locked<Work>
+  @usableFromInline
+  let work: Locked<Work>
 
   /// Creates an operation that runs `body` when the queue starts it.
+  @inlinable
   public init(_ body: @escaping @Sendable () async throws -> Value) {
     work = Locked(.idle(body))
     super.init()
   }
 
   /// Creates an operation that runs `body`, shared by requests with an equal `coalescingKey`.
+  @inlinable
   public init(
     coalescingKey: some Hashable & Sendable, _ body: @escaping @Sendable () async throws -> Value
   ) {

@@ -122,8 +122,11 @@ extension OperationQueueManager {
     var claim = OperationStateMachine.Claim.alreadyClaimed
     var wakes = EventWakes()
     let joined = state.withLock { state -> Admission<Value, Failure>? in
+      // The operation's own class, read from the instance: naming
+      // `ConcurrentOperation<Value, Failure>.self` in this unspecialised code looked up the
+      // generic class's metadata on every admission (~300 instructions).
       if let joined = Self.join(
-        key, as: ConcurrentOperation<Value, Failure>.self, in: state, excluding: operation,
+        key, as: type(of: operation), in: state, excluding: operation,
         waiter: waiter, wakes: &wakes)
       {
         return joined

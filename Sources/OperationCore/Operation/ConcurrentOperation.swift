@@ -44,7 +44,9 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   }
 
   /// Creates an operation that identical requests (equal `coalescingKey`, same operation class)
-  /// join while it is pending or executing.
+  /// join while it is pending or executing. Inlinable, so the key's storage is built for the
+  /// caller's key type without looking up its generic metadata at run time.
+  @inlinable
   public init(coalescingKey: some Hashable & Sendable) {
     self.coalescingKey = CoalescingKey(for: Self.self, base: coalescingKey)
     super.init()

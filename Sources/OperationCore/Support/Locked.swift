@@ -13,18 +13,23 @@
 /// would hide real races. ThreadSanitizer intercepts pthread mutexes, so this lock keeps the
 /// sanitizer's verdict meaningful. Access the value only inside ``withLock(_:)`` and never
 /// call out (handlers, resumes, KVO) from inside it.
+@usableFromInline
 package struct Locked<State> {
   // The state lives in `storage`, guarded by the mutex stored beside it.
-  private final class Storage: ManagedBuffer<State, pthread_mutex_t> {
+  @usableFromInline
+  final class Storage: ManagedBuffer<State, pthread_mutex_t> {
     // ManagedBuffer destroys the header (the state) itself; the mutex is ours to destroy.
     deinit {
       _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
     }
   }
 
-  private let storage: Storage
+  @usableFromInline
+  let storage: Storage
 
-  /// Creates a lock guarding `initialState`.
+  /// Creates a lock guarding `initialState`. Inlinable, so a lock built in generic code is
+  /// specialised where the state's type is known and finds its storage's metadata in a cache.
+  @inlinable
   package init(_ initialState: @autoclosure () -> State) {
     // Built in place: a state passed in by value was copied into the buffer, then destroyed
     // (~350 instructions per operation for an operation's state, callgrind).
