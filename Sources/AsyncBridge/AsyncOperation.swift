@@ -7,29 +7,19 @@ import OperationCore
 /// cancelling the operation cancels the task running the closure and waiters get
 /// `CancellationError` at once, but the next operation starts only when the closure has
 /// stopped. A `ConcurrentOperation.timeout` is the exception: it frees the slot at once, as
-/// it exists to unjam a queue whose work does not stop. The closure's value or error is delivered exactly once; a `CancellationError` it
-/// throws is reported as cancellation.
+/// it exists to unjam a queue whose work does not stop. The closure's value or error is
+/// delivered exactly once; a `CancellationError` it throws is reported as cancellation.
 public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, any Error>,
   @unchecked Sendable
 {
-  // State lives in `work`, guarded by its lock. Visible to the inlinable initialisers, which
-  // are specialised for the caller's `Value`: unspecialised, each operation built looked up the
-  // generic metadata of `Work` and of its lock's storage (~600 instructions).
+  // State lives in `work`, guarded by its lock.
   @usableFromInline
-  enum Work {
-    case idle(@Sendable () async throws -> Value)
-    case running(Task<Void, Never>)
-    case cancelled
-    case starting
-  }
-
-  @usableFromInline
-  let work: Locked<Work>
+  let work: Locked<AsyncWork>
 
   /// Creates an operation that runs `body` when the queue starts it.
   @inlinable
   public init(_ body: @escaping @Sendable () async throws -> Value) {
-    work = Locked(.idle(body))
+    work = Locked(AsyncWork(body))
     super.init()
   }
 
@@ -38,33 +28,25 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
   public init(
     coalescingKey: some Hashable & Sendable, _ body: @escaping @Sendable () async throws -> Value
   ) {
-    work = Locked(.idle(body))
+    work = Locked(AsyncWork(body))
     super.init(coalescingKey: coalescingKey)
   }
 
   /// False: the slot is held until the closure returns.
   public override var finishesImmediatelyWhenCancelled: Bool { false }
 
-  /// Starts a task that runs the closure and finishes with its result.
+  /// Starts a task that runs the closure and finishes with its outcome.
   public override func main() {
-    let body = work.withLock { work -> (@Sendable () async throws -> Value)? in
-      guard case .idle(let body) = work else { return nil }
+    let run = work.withLock { work -> (@Sendable () async -> ErasedOutcome)? in
+      guard case .idle(let run) = work else { return nil }
       work = .starting
-      return body
+      return run
     }
-    guard let body else {
-      settle(.cancelled)  // Cancelled between start and now: nothing ran, release the slot.
+    guard let run else {
+      settle(erased: .cancelled)  // Cancelled between start and now: nothing ran, release the slot.
       return
     }
-    let task = Task { [self] in
-      do {
-        finish(returning: try await body())
-      } catch is CancellationError {
-        settle(.cancelled)
-      } catch {
-        finish(throwing: error)
-      }
-    }
+    let task = Task { [self] in settle(erased: await run()) }
     let cancelledMeanwhile = work.withLock { work in
       if case .cancelled = work { return true }
       work = .running(task)
@@ -81,5 +63,37 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
       return nil
     }
     task?.cancel()
+  }
+}
+
+/// What an ``AsyncOperation`` does with its closure. Not generic, and not nested in the generic
+/// class: the operation starts and cancels its work from unspecialised code (the queue calls
+/// `main()` dynamically), where a generic state, outcome or value box looked up its metadata on
+/// every run (four lookups, ~1,200 instructions).
+@usableFromInline
+enum AsyncWork: Sendable {
+  /// Not started: the closure, wrapped to hand back its outcome type-erased.
+  case idle(@Sendable () async -> ErasedOutcome)
+  /// Running in this task.
+  case running(Task<Void, Never>)
+  /// Cancelled: the task (if any) was cancelled, or the closure never starts.
+  case cancelled
+  /// Taken by `main()`, which is starting the task.
+  case starting
+
+  /// Work that runs `body` and erases its outcome; a `CancellationError` it throws is reported
+  /// as cancellation. Inlinable, so the wrapper is specialised for the caller's `Value` and
+  /// boxes the value without a metadata lookup.
+  @inlinable
+  init<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) {
+    self = .idle {
+      do {
+        return .success(ValueBox(try await body()))
+      } catch is CancellationError {
+        return .cancelled
+      } catch {
+        return .failure(error)
+      }
+    }
   }
 }

@@ -170,8 +170,10 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     settle(erased: outcome.erased)
   }
 
+  /// Ends the operation with a type-erased outcome (it must hold a `Value` or a `Failure`). Only
+  /// the first call counts.
   @usableFromInline
-  final func settle(erased outcome: ErasedOutcome) {
+  package final func settle(erased outcome: ErasedOutcome) {
     transition { $0.finish(with: outcome) }
   }
 
