@@ -47,6 +47,23 @@ import Testing
     #expect(FailureDescription.oneLine(NetworkingError.transport(error)) == line)
   }
 
+  /// -1000 for a URL whose host is an IPv6 address is corelibs' URLSession refusing the
+  /// address (a platform defect), not a malformed URL: the line says what to use instead.
+  @Test(arguments: [
+    (
+      "http://[::1]:8080/questions",
+      "this platform's URLSession does not accept an IPv6 address as the host; use a host name "
+        + "(such as localhost) instead (URLError -1000)"
+    ),
+    ("http://127.0.0.1:8080/questions", "the request URL is not valid (URLError -1000)"),
+  ])
+  func aBadURLErrorNamesAnIPv6Host(url: String, line: String) throws {
+    let failingURL = try #require(URL(string: url))
+    let error = URLError(.badURL, userInfo: [NSURLErrorFailingURLErrorKey: failingURL])
+
+    #expect(FailureDescription.oneLine(NetworkingError.transport(error)) == line)
+  }
+
   /// libcurl's -1002 for a redirect to a scheme it does not speak names the protocol: the line
   /// says the server redirected, not that its answer was not HTTP.
   @Test func aRedirectToAnUnsupportedSchemeSaysSo() throws {

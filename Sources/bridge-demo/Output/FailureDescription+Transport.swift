@@ -13,7 +13,14 @@ extension FailureDescription {
     switch error.code {
     case .timedOut: return timedOut(after: idleTimeout)
     case .cancelled: sentence = "the request was cancelled by something other than the command"
-    case .badURL: sentence = "the request URL is not valid"
+    case .badURL:
+      // swift-corelibs-foundation's URLSession (6.3) refuses a bracketed IPv6 address that
+      // libcurl itself accepts (swift-corelibs-foundation issue 5496): say so, and what works.
+      sentence =
+        error.failingURL?.host?.contains(":") == true
+        ? "this platform's URLSession does not accept an IPv6 address as the host; "
+          + "use a host name (such as localhost) instead"
+        : "the request URL is not valid"
     case .unsupportedURL:
       // The commands send http and https only: on corelibs this is libcurl refusing an answer
       // that is not HTTP (a port that speaks another protocol), or a redirect to a scheme it
