@@ -47,6 +47,19 @@ import Testing
     #expect(FailureDescription.oneLine(NetworkingError.transport(error)) == line)
   }
 
+  /// libcurl's "Out of memory" is what it says of a response header over 100 KB: the line
+  /// says so rather than leaving the reader to suspect the machine.
+  @Test func libcurlsOutOfMemoryMentionsAnOversizedHeader() {
+    let underlying = NSError(
+      domain: NSURLErrorDomain, code: -1, userInfo: [NSLocalizedDescriptionKey: "Out of memory"])
+    let error = URLError(.unknown, userInfo: [NSUnderlyingErrorKey: underlying])
+
+    #expect(
+      FailureDescription.oneLine(NetworkingError.transport(error))
+        == #"the response could not be read: libcurl reported "Out of memory", as it does for a "#
+        + "response header over 100 KB (URLError -1)")
+  }
+
   /// -1000 for a URL whose host is an IPv6 address is corelibs' URLSession refusing the
   /// address (a platform defect), not a malformed URL: the line says what to use instead.
   @Test(arguments: [

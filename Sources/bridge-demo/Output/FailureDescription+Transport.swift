@@ -68,8 +68,9 @@ extension FailureDescription {
   }
 
   /// A sentence for a code URLSession does not classify (on corelibs, -1 with libcurl's
-  /// message as the underlying error): a short body, a body that does not decompress and a
-  /// failed TLS handshake are recognised by that message; anything else quotes it.
+  /// message as the underlying error): a short body, a body that does not decompress, an
+  /// oversized header and a failed TLS handshake are recognised by that message; anything else
+  /// quotes it.
   private static func unclassified(_ error: URLError) -> String {
     guard let message = curlMessage(of: error) else { return "the request failed" }
     let lowercased = message.lowercased()
@@ -88,6 +89,12 @@ extension FailureDescription {
       || lowercased.contains("packet length too long")
     {
       return "the TLS handshake failed; is the server speaking plain HTTP?"
+    }
+    if lowercased == "out of memory" {
+      // libcurl 7.x gives this code, CURLE_OUT_OF_MEMORY, for a header line over its 100 KB
+      // limit too: far more likely from a server than a process out of memory.
+      return "the response could not be read: libcurl reported \"Out of memory\", as it does "
+        + "for a response header over 100 KB"
     }
     if lowercased.contains("ssl") || lowercased.contains("tls") {
       return "the TLS handshake failed: \(message)"
