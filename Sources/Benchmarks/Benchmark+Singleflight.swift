@@ -1,3 +1,4 @@
+import OperationCore
 import Synchronization
 
 extension Benchmark {
@@ -52,10 +53,14 @@ extension Benchmark {
 extension Benchmark {
   /// In-flight de-duplication whose callers can each leave, as a user writes it when a
   /// cancelled caller must be let go at once (as `manager.run(key:_:)` lets it go): every
-  /// caller waits on its own checked continuation, kept with the shared task in a `Mutex`
+  /// caller waits on its own checked continuation, kept with the shared task in a locked
   /// dictionary, under a task cancellation handler. A leaving caller is resumed with
   /// `CancellationError`; the last one to leave cancels the shared task and takes its flight
   /// out, so a later caller starts afresh rather than joining cancelled work.
+  ///
+  /// The lock is a pthread mutex (the library's `Locked`), not `Mutex`: this baseline has its
+  /// own tests, which run under ThreadSanitizer, and on Linux ThreadSanitizer does not see
+  /// `Mutex`'s hand-off and reports races inside it that cannot happen.
   ///
   /// ``MutexSingleflight`` is cheaper because its callers cannot leave: `Task.value` returns
   /// only when the shared work ends, whatever happens to the caller.
@@ -68,7 +73,7 @@ extension Benchmark {
       var waiters: [UInt64: CheckedContinuation<Int, any Error>]
     }
 
-    private let flights = Mutex<[String: Flight]>([:])
+    private let flights = Locked([String: Flight]())
     private let nextID = Atomic<UInt64>(0)
 
     /// Creates an empty singleflight.
