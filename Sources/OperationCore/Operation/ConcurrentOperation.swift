@@ -166,7 +166,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// Ends the operation with an outcome, including cancellation or timeout taken over from
   /// upstream work.
-  package final func settle(_ outcome: OperationOutcome<Value, Failure>) {
+  final func settle(_ outcome: OperationOutcome<Value, Failure>) {
     settle(erased: outcome.erased)
   }
 
