@@ -68,9 +68,13 @@ extension Benchmark {
       let onceWhereAlternativesWere = ran[0].indices.allSatisfy { round in
         ran[2][round] != 1 || ran[3][round] != 1 || (ran[0][round] == 1 && ran[1][round] == 1)
       }
-      let wallMs = walls.map { Statistics.median(Array($0.dropFirst())) / 1e6 }
-      let workStartMs = workStarts.map { Statistics.median(Array($0.dropFirst())) / 1e6 }
-      let resumptionMs = resumptions.map { Statistics.median(Array($0.dropFirst())) / 1e6 }
+      // Each side's median over the measured rounds (the warm-up dropped), in milliseconds.
+      func medianMs(_ nanoseconds: [[Double]]) -> [Double] {
+        nanoseconds.map { Statistics.median(Array($0.dropFirst())) / 1e6 }
+      }
+      let wallMs = medianMs(walls)
+      let workStartMs = medianMs(workStarts)
+      let resumptionMs = medianMs(resumptions)
       var extras: [(key: String, value: JSONValue)] = [
         ("tasks", .integer(tasks)),
         ("perform_ratio", .number(performRatio)),

@@ -14,6 +14,11 @@ private let session = makeTestSession()
   private static let body = Data(
     String(repeating: "{\"quota_remaining\": 42, \"items\": []}\n", count: 200).utf8)
 
+  /// A server answering every request with the plain body and `fault`.
+  private func makeServer(fault: FixtureResponse.Fault) throws -> FixtureHTTPServer {
+    try FixtureHTTPServer { _ in FixtureResponse(body: Self.body, fault: fault) }
+  }
+
   private func fetch(fault: FixtureResponse.Fault, timeout: TimeInterval = 10) async throws
     -> FetchResult
   {
@@ -45,9 +50,7 @@ private let session = makeTestSession()
   }
 
   @Test func closeDelimitedBodyArrivesWholeWithoutAContentLength() async throws {
-    let server = try FixtureHTTPServer { _ in
-      FixtureResponse(body: Self.body, fault: .closeDelimited)
-    }
+    let server = try makeServer(fault: .closeDelimited)
     let result = await session.fetch(server.url("/fault"), timeout: 10)
 
     #expect(result.error == nil)
@@ -86,9 +89,7 @@ private let session = makeTestSession()
   @Test func slowDripExceedsTheRequestTimeout() async throws {
     // Linux URLSession's timeout is an idle timeout in whole seconds: it restarts whenever data
     // arrives, so the pause between drips must be longer than the timeout.
-    let server = try FixtureHTTPServer { _ in
-      FixtureResponse(body: Self.body, fault: .slowDrip(interval: .milliseconds(1500)))
-    }
+    let server = try makeServer(fault: .slowDrip(interval: .milliseconds(1500)))
     let clock = ContinuousClock()
     let start = clock.now
 
@@ -103,9 +104,7 @@ private let session = makeTestSession()
   }
 
   @Test func stallAfterHeadSendsTheBodyOnlyAfterThePause() async throws {
-    let server = try FixtureHTTPServer { _ in
-      FixtureResponse(body: Self.body, fault: .stallAfterHead(pause: .milliseconds(300)))
-    }
+    let server = try makeServer(fault: .stallAfterHead(pause: .milliseconds(300)))
     let clock = ContinuousClock()
     let start = clock.now
 
@@ -119,9 +118,7 @@ private let session = makeTestSession()
   }
 
   @Test func stallAfterHeadCountsAsAbandonedWhenTheClientLeavesDuringThePause() async throws {
-    let server = try FixtureHTTPServer { _ in
-      FixtureResponse(body: Self.body, fault: .stallAfterHead(pause: .seconds(120)))
-    }
+    let server = try makeServer(fault: .stallAfterHead(pause: .seconds(120)))
 
     // An idle timeout of 1 s ends the request during the pause.
     let result = await session.fetch(server.url("/stall"), timeout: 1)
