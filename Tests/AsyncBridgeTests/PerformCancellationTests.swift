@@ -119,4 +119,57 @@ import Testing
     #expect(operation.mainCalls.value == 0)
     #expect(operation.cancelHookCalls.value == 0)
   }
+
+  /// The last awaiting caller's departure and the work's cancellation are one step: a request
+  /// for the key that arrives while the caller is leaving either joins before it has left (and
+  /// keeps the work going) or starts fresh work after. Here it arrives from inside the
+  /// departure, just before the work would be cancelled; it must never get that cancellation.
+  @Test func aRequestArrivingAsTheLastCallerLeavesNeverGetsTheWorksCancellation() async throws {
+    let manager = OperationQueueManager(name: "cancel.lastLeavesAsOneJoins")
+    let working = DepartureHookOperation(key: 1)
+    let leaver = Task { try await manager.perform(working) }
+    #expect(await working.started.wait())
+    // Of the same class, so that it can join (a key names its operation's class).
+    let request = DepartureHookOperation(key: 1, ending: .returning(2))
+    let received = Locked<Result<Int, any Error>?>(nil)
+    let delivered = Gate()
+    working.onNextCancellationQuery {
+      manager.enqueue(request) { result in
+        received.withLock { $0 = result }
+        delivered.open()
+      }
+    }
+
+    leaver.cancel()
+    await expectCancellation(of: leaver, within: .seconds(30))
+    working.release(1)
+    #expect(await delivered.wait())
+    switch received.withLock({ $0 }) {
+    case .success(1)?:
+      // Joined before the caller left: the work went on for the request.
+      #expect(!working.isCancelled)
+    case .success(2)?:
+      // Came after: fresh work.
+      #expect(working.isCancelled)
+    case let other:
+      Issue.record("the request got \(String(describing: other))")
+    }
+    #expect(await becomesIdle(manager))
+  }
+}
+
+/// Runs a one-shot hook the next time its cancellation behaviour is read, which a departing
+/// caller's removal does just before it would cancel the work.
+private final class DepartureHookOperation: TestOperation<any Error>, @unchecked Sendable {
+  private let hook = Locked<(@Sendable () -> Void)?>(nil)
+
+  /// Runs `body` (once) at the next read of ``finishesImmediatelyWhenCancelled``.
+  func onNextCancellationQuery(_ body: @escaping @Sendable () -> Void) {
+    hook.withLock { $0 = body }
+  }
+
+  override var finishesImmediatelyWhenCancelled: Bool {
+    hook.withLock { $0.take() }?()
+    return super.finishesImmediatelyWhenCancelled
+  }
 }

@@ -40,7 +40,6 @@ package final class ForeignOperationHost<Output: Sendable>: ConcurrentOperation<
     if foreign.qualityOfService != .default { qualityOfService = foreign.qualityOfService }
     // The foreign operation's dependencies gate the host, so it is ready when started.
     for dependency in foreign.dependencies { addDependency(dependency) }
-    ForeignStart.adopt(foreign, by: self)
     // The only moment a host cancelled before it started can hand that cancellation on.
     completionBlock = { [weak self] in self?.hostDidFinish() }
   }
@@ -58,6 +57,14 @@ package final class ForeignOperationHost<Output: Sendable>: ConcurrentOperation<
   package override var name: String? {
     get { foreign.displayName }
     set {}
+  }
+
+  /// The manager claimed this host and is adding it to its queue: the host stands in for the
+  /// foreign operation from now on, owning it unless another host does. Not before: a host
+  /// built for a request that then joined work in flight never owns what it holds, so it
+  /// cannot take the operation from the host that won (which would then never start it).
+  package override func willEnqueue(on manager: OperationQueueManager) {
+    if runsForeign { ForeignStart.adopt(foreign, by: self) }
   }
 
   /// False: the slot is held until the foreign operation has stopped, as its queue would.

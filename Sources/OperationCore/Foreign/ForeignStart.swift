@@ -5,8 +5,9 @@ import Foundation
 ///
 /// Several hosts can hold the same operation: one whose callers all left before it started it,
 /// and a newer request for the same instance; two requests for one instance under different
-/// keys; a host built for a request that then joined work in flight. The first host owns the
-/// operation until it finishes. Only the owner starts it (`Operation.start()` traps when called
+/// keys or managers. The first host a manager enqueues owns the operation until it finishes (a
+/// host whose request joined work in flight is never enqueued, and never owns it). Only the
+/// owner starts it (`Operation.start()` traps when called
 /// on an operation already starting), and only the owner, when it finishes without having
 /// started it, cancels and starts it so that it finishes as its queue would have made it. The
 /// others wait for its finish through their watch. Nobody takes over from an owner that let
@@ -42,15 +43,6 @@ enum ForeignStart {
     entries.withLock { entries in
       let id = ObjectIdentifier(operation)
       if entries[id] == nil { entries[id] = Entry(owner: ObjectIdentifier(host)) }
-    }
-  }
-
-  /// `host` was dropped before it was enqueued (its request joined work in flight): it lets
-  /// `operation` go if it owned it.
-  static func abandon(_ operation: Operation, by host: AnyObject) {
-    entries.withLock { entries in
-      let id = ObjectIdentifier(operation)
-      if entries[id]?.owner == ObjectIdentifier(host) { entries[id] = nil }
     }
   }
 

@@ -148,10 +148,7 @@ extension OperationQueueManager {
     }
     let host = ForeignOperationHost<Output>(running: operation, key: base) { read(operation) }
     let admission = admit(host, waiter: waiter, priority: priority)
-    guard admission.operation === host else {
-      ForeignStart.abandon(operation, by: host)
-      return dropped(operation, joining: admission)
-    }
+    guard admission.operation === host else { return dropped(operation, joining: admission) }
     host.watchForeign()
     return .waiting(host, waiterID: admission.waiterID)
   }

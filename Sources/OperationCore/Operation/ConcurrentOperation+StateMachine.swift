@@ -148,9 +148,10 @@ struct OperationStateMachine {
   enum Departure {
     /// The waiter was not in the list: the operation has settled and resumed it (or will).
     case alreadyResumed
-    /// The waiter left and must be resumed by the caller; `cancelsOperation` when nobody is
-    /// left who wants the value.
-    case left(OperationWaiter, cancelsOperation: Bool)
+    /// The waiter left and must be resumed by the caller. `cancellation` when nobody is left
+    /// who wants the value: the operation was cancelled in the same step (``cancel(finishIfExecuting:)``),
+    /// and this is that input's action, for the caller to carry out.
+    case left(OperationWaiter, cancellation: Action?)
   }
 
   private(set) var slot = Slot.pending(claimed: false)
@@ -452,16 +453,19 @@ struct OperationStateMachine {
     }
   }
 
-  /// Removes a waiter that no longer wants the value.
-  mutating func removeWaiter(_ id: OperationWaiter.ID) -> Departure {
+  /// Removes a waiter that no longer wants the value. When it was the last one and no waiter
+  /// that never leaves came, the operation is cancelled in the same step: between the two, a
+  /// request could join work that is about to be cancelled, and get its cancellation.
+  mutating func removeWaiter(_ id: OperationWaiter.ID, finishIfExecuting: Bool) -> Departure {
     switch delivery {
     case .open:
       var (waiters, nextID, keepsAlive) = takeOpen()
       let waiter = waiters.remove(id: id)
-      let cancelsOperation = waiters.isEmpty && !keepsAlive
+      let wantedByNobody = waiters.isEmpty && !keepsAlive
       delivery = .open(waiters, nextID: nextID, keepsAlive: keepsAlive)
       guard let waiter else { return .alreadyResumed }
-      return .left(waiter, cancelsOperation: cancelsOperation)
+      guard wantedByNobody else { return .left(waiter, cancellation: nil) }
+      return .left(waiter, cancellation: cancel(finishIfExecuting: finishIfExecuting))
     case .deliveringBeforeStart, .settled:
       return .alreadyResumed
     case .modifying:

@@ -241,21 +241,34 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   }
 
   /// Removes a waiter that no longer wants the value, resumes it with `outcome` (cancellation,
-  /// or the caller's own timeout), then cancels the operation if nobody else wants its value.
+  /// or the caller's own timeout), then, if nobody else wants the value, carries out the
+  /// operation's cancellation, decided with the removal so that no request joins it meanwhile.
   /// Returns false when the operation had already taken the waiter to resume it.
   @discardableResult
   @usableFromInline
   package final func removeWaiter(
     _ id: OperationWaiter.ID, resumingWith outcome: ErasedOutcome
   ) -> Bool {
-    switch state.withLock({ $0.removeWaiter(id) }) {
-    case .alreadyResumed:
-      return false
-    case .left(let waiter, let cancelsOperation):
-      waiter.resume(with: outcome)
-      if cancelsOperation { cancel() }
-      return true
+    let finishIfExecuting = finishesImmediatelyWhenCancelled
+    var leaving: OperationWaiter?
+    var cancels = false
+    let (cancellation, observer) = decide { state in
+      switch state.removeWaiter(id, finishIfExecuting: finishIfExecuting) {
+      case .alreadyResumed:
+        return .none
+      case .left(let waiter, let cancellation):
+        leaving = waiter
+        cancels = cancellation != nil
+        return cancellation ?? .none
+      }
     }
+    guard let leaving else { return false }
+    leaving.resume(with: outcome)
+    guard cancels else { return true }
+    carryOut(cancellation, observer: observer)
+    // What `cancel()` does after its own transition: `isCancelled` turns true.
+    super.cancel()
+    return true
   }
 
   /// A manager claims the operation for its queue and registers its first waiter atomically.
@@ -320,6 +333,15 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   private func transition(
     _ input: (inout OperationStateMachine) -> OperationStateMachine.Action
   ) {
+    let (action, observer) = decide(input)
+    carryOut(action, observer: observer)
+  }
+
+  /// The first half of a transition: under the lock, the input's action, with its event
+  /// published. Returns the action and the observer to carry it out with.
+  private func decide(
+    _ input: (inout OperationStateMachine) -> OperationStateMachine.Action
+  ) -> (OperationStateMachine.Action, (any OperationLifecycleObserver)?) {
     let (action, observer, wakes) = state.withLock { state in
       let action = input(&state)
       var wakes = EventWakes()
@@ -327,6 +349,14 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       return (action, state.observer, wakes)
     }
     wakes.run()
+    return (action, observer)
+  }
+
+  /// The second half of a transition, outside the lock: the action's side effects.
+  private func carryOut(
+    _ action: consuming OperationStateMachine.Action,
+    observer: (any OperationLifecycleObserver)?
+  ) {
     switch consume action {
     case .none:
       return

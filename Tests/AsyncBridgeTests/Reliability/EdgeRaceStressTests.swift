@@ -5,11 +5,12 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// The races at the edges of the contract, each checked by ``EventInvariants``: admission
-/// against `cancelAllOperations()`, a join against the finish of the work it joins, and two
-/// first enqueues of one key. Seeded (`RELIABILITY_SEED` replays a run; each prints its seed)
-/// and bounded by a number of rounds and by time; every wait has a deadline that fails the
-/// test instead of hanging it.
+/// The races at the edges of the contract: admission against `cancelAllOperations()`, a join
+/// against the finish of the work it joins, a join against the departure of the work's last
+/// caller, and two first enqueues of one key, each checked by ``EventInvariants``; and two
+/// first requests for one legacy operation. Seeded (`RELIABILITY_SEED` replays a run; each
+/// prints its seed) and bounded by a number of rounds and by time; every wait has a deadline
+/// that fails the test instead of hanging it.
 @Suite(.serialized) struct EdgeRaceStressTests {
   /// A width-2 manager, 30 tasks awaiting operations that never finish on their own (some
   /// sharing keys), and `cancelAllOperations()` called the moment the last task's `enqueued` or
@@ -143,6 +144,131 @@ import Testing
     #expect(result.finishedInTime, "seed \(seed): the racing threads did not finish in time")
     for problem in result.problems.prefix(10) { Issue.record("seed \(seed): \(problem)") }
     print("two first enqueues: seed \(seed), \(result.summary)")
+  }
+
+  /// The last caller awaiting work leaves (its task is cancelled) at the moment a request for
+  /// the same key arrives, from two threads lined up by a barrier. The request either joins
+  /// before the caller has left, and keeps the work going, or starts fresh work after: it is
+  /// never handed the cancellation of the work it joined. (It was, about once in a hundred
+  /// such races, while the work's cancellation came a step after the caller's departure.)
+  @Test(.timeLimit(.minutes(2)))
+  func lastCallerLeavingRacingAJoinNeverHandsTheJoinerCancellation() async throws {
+    let seed = StressSettings.seed()
+    let leavers = Locked<[Int: Task<Int, any Error>]>([:])
+    let inFlight = Locked<[ManualOperation]>([])
+    let cancelledRequests = AsyncCounter()
+    let allLeavers = Locked<[Task<Int, any Error>]>([])
+    let race = await Self.race(
+      seed: seed, rounds: 3_000, budget: StressBudget.scaled(.milliseconds(2_500)),
+      name: "edge.leaveVsJoin",
+      prepare: { manager, invariants, round in
+        let working = ManualOperation(key: round, ending: .whenReleased)
+        invariants.track(working)
+        let leaver = Task { try await manager.perform(working) }
+        // Its caller is registered before the queue starts it.
+        _ = working.started.block(timeout: .seconds(30))
+        leavers.withLock { $0[round] = leaver }
+        allLeavers.withLock { $0.append(leaver) }
+        inFlight.withLock { $0.append(working) }
+        return working
+      },
+      first: { _, _, _, round in
+        leavers.withLock { $0.removeValue(forKey: round) }?.cancel()
+      },
+      second: { manager, invariants, _, round in
+        let request = ManualOperation(key: round, ending: .returning(2))
+        inFlight.withLock { $0.append(request) }
+        let admitted = invariants.enqueue(request, on: manager) { result in
+          if case .failure(is CancellationError) = result { cancelledRequests.increment() }
+        }
+        return admitted === request
+      },
+      afterRound: {
+        // Work the request joined goes on until released; fresh work has ended by itself.
+        let round = inFlight.withLock { operations in
+          defer { operations.removeAll() }
+          return operations
+        }
+        for operation in round { operation.release(1) }
+      })
+    #expect(race.finishedInTime, "seed \(seed): the racing threads did not finish in time")
+    for problem in race.problems.prefix(10) { Issue.record("seed \(seed): \(problem)") }
+    #expect(
+      cancelledRequests.value == 0,
+      "seed \(seed): \(cancelledRequests.value) requests got the cancellation of work they joined")
+    for leaver in allLeavers.withLock({ $0 }) {
+      switch await result(of: leaver, within: .seconds(30)) {
+      case .failure(is CancellationError)?:
+        break
+      case .success(1)?:
+        // Its task had not yet reached its cancellation handler when the joined work ended.
+        break
+      case let other:
+        Issue.record("seed \(seed): a leaving caller got \(String(describing: other))")
+      }
+    }
+    print("last caller leaving vs join: seed \(seed), \(race.summary)")
+  }
+
+  /// Two requests for the same legacy `Operation` instance (no key: the instance is the key),
+  /// made at the same moment from two threads lined up by a barrier, the second one's offset
+  /// swept across the first's: one request runs the operation, the other joins it, and both
+  /// get its outcome. The operation runs once. (A request whose stand-in was built first but
+  /// lost the admission to the other's once took the operation's ownership with it, and the
+  /// winner then never started it: both waited forever.)
+  @Test(.timeLimit(.minutes(2)))
+  func twoRequestsForOneLegacyOperationBothGetItsOutcome() async throws {
+    let manager = OperationQueueManager(name: "edge.foreignPair", maxConcurrentOperationCount: 8)
+    let budget = StressBudget.scaled(.milliseconds(2_500))
+    let deadline = ContinuousClock.now + budget
+    let barrier = SpinBarrier(parties: 2)
+    let current = Locked<(operation: BlockOperation?, goOn: Bool)>((nil, true))
+    let rounds = AsyncCounter()
+    let problems = Locked<[String]>([])
+    let threadsDone = AsyncCounter()
+    // Each round's two completions; the first thread waits for both before the next round.
+    let delivered = DispatchSemaphore(value: 0)
+    let runs = AsyncCounter()
+
+    Thread.detachNewThread {
+      for round in 0..<5_000 {
+        let goOn = ContinuousClock.now < deadline
+        let operation = goOn ? BlockOperation { runs.increment() } : nil
+        current.withLock { $0 = (operation, goOn) }
+        barrier.arrive(round: 2 * round + 1)
+        guard let operation else { break }
+        spin(256)
+        manager.enqueue(operation) { _ in delivered.signal() }
+        barrier.arrive(round: 2 * round + 2)
+        let both =
+          delivered.wait(timeout: .now() + 10) == .success
+          && delivered.wait(timeout: .now() + 10) == .success
+        guard both else {
+          problems.withLock { $0.append("round \(round): a request never got the outcome") }
+          current.withLock { $0.goOn = false }
+          break
+        }
+        rounds.increment()
+      }
+      threadsDone.increment()
+    }
+    Thread.detachNewThread {
+      for round in 0..<5_000 {
+        barrier.arrive(round: 2 * round + 1)
+        let (operation, goOn) = current.withLock { $0 }
+        guard goOn, let operation else { break }
+        // From well before the first request to well after it, a step per round.
+        spin(16 * (round % 32))
+        manager.enqueue(operation) { _ in delivered.signal() }
+        barrier.arrive(round: 2 * round + 2)
+      }
+      threadsDone.increment()
+    }
+    let finishedInTime = await threadsDone.wait(untilAtLeast: 2, timeout: budget + .seconds(30))
+    #expect(finishedInTime, "the racing threads did not finish in time")
+    for problem in problems.withLock({ $0 }).prefix(10) { Issue.record("\(problem)") }
+    #expect(runs.value == rounds.value, "an operation ran twice or never")
+    print("two requests for one legacy operation: \(rounds.value) rounds")
   }
 
   // MARK: Two threads, one race per round
