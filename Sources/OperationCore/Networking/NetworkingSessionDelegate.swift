@@ -37,6 +37,9 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
     var body = Data()
     /// Set once the body passed the limit: the size to report (the body is dropped).
     var exceeded: Int?
+    /// A 401 asking for credentials the session does not have: the task is cancelled to end it,
+    /// and its end is this response with its body.
+    var unanswered: URLResponse?
 
     /// Keeps `data`, unless the body passes the limit: then drops the body and returns true,
     /// once, to have the task cancelled.
@@ -105,6 +108,40 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
     if stops { dataTaskCancellationQueue.async { task.cancel() } }
   }
 
+  #if canImport(FoundationNetworking)
+    /// Ends a task whose response is a 401 asking for credentials with that response, when the
+    /// session has no credential to answer it with (a first try with a stored Basic credential
+    /// goes ahead).
+    ///
+    /// swift-corelibs-foundation 6.3.1 leaves such a task suspended when nobody answers the
+    /// challenge with a credential (issue 5456, fixed after this toolchain): the request waits
+    /// for its timeout, then fails as timed out although the server answered at once. Apple
+    /// platforms hand the 401 over as the response, so this does the same: the challenge is
+    /// cancelled, which cancels the task, and its end is the 401 with its body.
+    func urlSession(
+      _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+      completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?)
+        -> Void
+    ) {
+      let isFirstBasicTry =
+        challenge.proposedCredential != nil && challenge.previousFailureCount == 0
+        && challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodHTTPBasic
+      let response = challenge.failureResponse ?? task.response
+      let isOurs = receptions.withLock { receptions -> Bool in
+        guard let index = receptions.index(forKey: ObjectIdentifier(task)) else { return false }
+        if !isFirstBasicTry { receptions.values[index].unanswered = response }
+        return true
+      }
+      guard isOurs, !isFirstBasicTry else {
+        completionHandler(.performDefaultHandling, nil)
+        return
+      }
+      // Cancelling the challenge cancels the task: off the delegate queue, as every data task
+      // cancellation (see NetworkingOperation).
+      dataTaskCancellationQueue.async { completionHandler(.cancelAuthenticationChallenge, nil) }
+    }
+  #endif
+
   /// Hands a task's end to the completion ``receive(_:limit:completion:)`` was given.
   func urlSession(
     _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
@@ -114,6 +151,8 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
     else { return }
     if let exceeded = reception.exceeded {
       reception.completion(nil, task.response, BodyLimitExceeded(byteCount: exceeded))
+    } else if let unanswered = reception.unanswered {
+      reception.completion(reception.body, unanswered, nil)
     } else if let error {
       reception.completion(nil, task.response, error)
     } else {

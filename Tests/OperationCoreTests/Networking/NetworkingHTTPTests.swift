@@ -18,6 +18,11 @@ import Testing
       switch request.path {
       case "/ok": .json(NetworkingFixtures.payload)
       case "/bad-request": .json(NetworkingFixtures.apiError, status: 400)
+      case "/unauthorized":
+        FixtureResponse(
+          status: 401,
+          headers: ["Content-Type": "application/json", "WWW-Authenticate": #"Basic realm="api""#],
+          body: NetworkingFixtures.apiError)
       case "/unavailable": .html(NetworkingFixtures.html, status: 503)
       case "/empty": .json(Data())
       case "/no-content": FixtureResponse(status: 204)
@@ -62,6 +67,21 @@ import Testing
     #expect(apiError.errorMessage == "site is required")
     #expect(excerpt.hasPrefix(#"{"error_id":400"#))
     #expect(error.description == "HTTP 400: bad_parameter: site is required")
+  }
+
+  /// A 401 asking for Basic credentials the session does not have is the 401, at once, as on
+  /// Apple platforms: swift-corelibs-foundation 6.3.1 alone leaves the request suspended until
+  /// its timeout, and then reports a timeout.
+  @Test func anUnansweredBasicChallengeIsTheUnauthorizedStatus() async throws {
+    let error = try #require(await fetch("/unauthorized").networkingError)
+    guard case .badStatus(let status, let serverError, let excerpt) = error else {
+      Issue.record("expected badStatus, got \(error)")
+      return
+    }
+    #expect(status == 401)
+    #expect((serverError as? NetworkingAPIError)?.errorName == "bad_parameter")
+    #expect(excerpt.hasPrefix(#"{"error_id":400"#))
+    #expect(server.requestCount(path: "/unauthorized") == 1)
   }
 
   @Test func serverErrorWithHTMLKeepsTheStatusAndAnExcerpt() async throws {
