@@ -60,6 +60,30 @@ import Testing
         + "response header over 100 KB (URLError -1)")
   }
 
+  /// libcurl's write errors are what corelibs makes of a header line it cannot parse, or of a
+  /// compressed body with data after its end: the line names what was wrong with the response,
+  /// not a disk.
+  @Test(arguments: [
+    (
+      "Failed writing header",
+      #"the response's header could not be read: libcurl reported "Failed writing header", "#
+        + "as it does when this platform's URLSession cannot parse a header line (URLError -1)"
+    ),
+    (
+      "Failed writing received data to disk/application",
+      #"the response body could not be read: libcurl reported "Failed writing received data to "#
+        + #"disk/application", as it does for a compressed body with data after its end "#
+        + "(URLError -1)"
+    ),
+  ])
+  func libcurlsWriteErrorsNameTheResponse(message: String, line: String) {
+    let underlying = NSError(
+      domain: NSURLErrorDomain, code: -1, userInfo: [NSLocalizedDescriptionKey: message])
+    let error = URLError(.unknown, userInfo: [NSUnderlyingErrorKey: underlying])
+
+    #expect(FailureDescription.oneLine(NetworkingError.transport(error)) == line)
+  }
+
   /// -1000 for a URL whose host is an IPv6 address is corelibs' URLSession refusing the
   /// address (a platform defect), not a malformed URL: the line says what to use instead.
   @Test(arguments: [

@@ -108,6 +108,23 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
     if stops { dataTaskCancellationQueue.async { task.cancel() } }
   }
 
+  /// `error`, naming `url` (the request under way when it failed) as its failing URL. After a
+  /// redirect, swift-corelibs-foundation 6.3.1 names the original request's URL, so a redirect
+  /// to a server that refuses the connection read "could not connect to" the server that
+  /// redirected; Apple platforms name the URL that failed.
+  static func naming(_ url: URL?, in error: any Error) -> any Error {
+    #if canImport(FoundationNetworking)
+      guard let url, let urlError = error as? URLError, urlError.failingURL != url else {
+        return error
+      }
+      var userInfo = urlError.userInfo
+      userInfo[NSURLErrorFailingURLErrorKey] = url
+      return URLError(urlError.code, userInfo: userInfo)
+    #else
+      return error
+    #endif
+  }
+
   #if canImport(FoundationNetworking)
     /// Ends a task whose response is a 401 asking for credentials with that response, when the
     /// session has no credential to answer it with (a first try with a stored Basic credential
@@ -154,7 +171,7 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
     } else if let unanswered = reception.unanswered {
       reception.completion(reception.body, unanswered, nil)
     } else if let error {
-      reception.completion(nil, task.response, error)
+      reception.completion(nil, task.response, Self.naming(task.currentRequest?.url, in: error))
     } else {
       reception.completion(reception.body, task.response, nil)
     }

@@ -96,6 +96,18 @@ extension FailureDescription {
       return "the response could not be read: libcurl reported \"Out of memory\", as it does "
         + "for a response header over 100 KB"
     }
+    if lowercased == "failed writing header" {
+      // corelibs' URLSession refuses, through libcurl's header callback, a header line it does
+      // not parse (seen: bytes that are not UTF-8, a status line without a reason phrase, lines
+      // ending in a bare LF, an `HTTP/2` status line), though curl itself reads them.
+      return "the response's header could not be read: libcurl reported \"Failed writing "
+        + "header\", as it does when this platform's URLSession cannot parse a header line"
+    }
+    if lowercased == "failed writing received data to disk/application" {
+      // Seen for a gzip body followed by more bytes (trailing garbage, a second member).
+      return "the response body could not be read: libcurl reported \"Failed writing received "
+        + "data to disk/application\", as it does for a compressed body with data after its end"
+    }
     if lowercased.contains("ssl") || lowercased.contains("tls") {
       return "the TLS handshake failed: \(message)"
     }

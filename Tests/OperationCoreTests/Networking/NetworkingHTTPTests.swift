@@ -186,6 +186,30 @@ import Testing
     server.stop()
   }
 
+  /// A redirect to a server that refuses the connection fails naming the redirect's target,
+  /// as on Apple platforms: swift-corelibs-foundation 6.3.1 named the URL first requested, so
+  /// the failure blamed the server that had answered.
+  @Test func aFailureAfterARedirectNamesTheRedirectsTarget() async throws {
+    let closedPort = try LoopbackSocket.bound(listening: false)
+    defer { closedPort.closeSocket() }
+    let target = try #require(URL(string: "http://127.0.0.1:\(closedPort.port)/moved-here"))
+    let redirecting = try FixtureHTTPServer { _ in
+      FixtureResponse(status: 302, headers: ["Location": target.absoluteString])
+    }
+    defer { redirecting.stop() }
+    let operation = NetworkingOperation<NetworkingPayload>(
+      request: URLRequest(url: redirecting.url("/old")), session: NetworkingFixtures.session)
+    let error = try #require(await networkingResult(of: operation, on: manager).networkingError)
+    guard case .transport(let urlError) = error else {
+      Issue.record("expected transport, got \(error)")
+      return
+    }
+    #expect(urlError.code == .cannotConnectToHost)
+    #expect(urlError.failingURL == target)
+    #expect(redirecting.requestCount(path: "/old") == 1)
+    server.stop()
+  }
+
   /// A timeout of `Int64.max` seconds (or a request's own) trapped in swift-corelibs-
   /// foundation as the request started; it is held to a century, and a width below one to one.
   @Test func anOutsizedTimeoutOrWidthStillMakesRequests() async throws {
