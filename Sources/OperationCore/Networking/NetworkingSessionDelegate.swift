@@ -136,8 +136,10 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
     /// platforms hand the 401 over as the response, so this does the same: the challenge is
     /// cancelled, which cancels the task, and its end is the 401 with its body.
     func urlSession(
-      _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-      completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?)
+      _ session: URLSession, task: URLSessionTask,
+      didReceive challenge: URLAuthenticationChallenge,
+      completionHandler:
+        @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?)
         -> Void
     ) {
       let isFirstBasicTry =
