@@ -14,13 +14,15 @@ enum BaseURL {
 
   /// `text` as a base URL: `http` or `https` (any case; normalised to lower case), a host that
   /// is a well-formed DNS name, IPv4 or bracketed IPv6 address, and a port from 1 to 65535 if
-  /// one is given.
+  /// one is given. The host is checked as it goes on the wire: an internationalised name
+  /// (`bücher.example`, or `xn--bcher-kva.example` as written) in its ASCII (IDNA) form.
   ///
   /// - Throws: ``Rejection`` naming what was expected.
   static func parse(_ text: String) throws(Rejection) -> URL {
+    // `host` would be the decoded Unicode name, which the check below rightly refuses.
     guard var components = URLComponents(string: text),
       let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-      let host = components.host, !host.isEmpty
+      let host = components.encodedHost, !host.isEmpty
     else { throw Rejection(expected: generalExpectation) }
     if let port = components.port, !(1...65_535).contains(port) {
       throw Rejection(expected: "a port from 1 to 65535")

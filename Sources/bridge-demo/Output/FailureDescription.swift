@@ -44,7 +44,8 @@ enum FailureDescription {
     default:
       text = String(describing: error)
     }
-    return text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    // A server's words (an error message, a body excerpt) go to a terminal.
+    return text.split(whereSeparator: \.isNewline).joined(separator: " ").terminalSafe
   }
 
   /// `the request timed out after 15 s`.

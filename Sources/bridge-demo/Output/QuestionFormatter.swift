@@ -27,17 +27,18 @@ enum QuestionFormatter {
   }
 
   /// Three lines per question after a blank line: title, counts and tags, link; numbered from
-  /// `first`, the numbers right-aligned.
+  /// `first`, the numbers right-aligned. The server's text is made terminal-safe.
   static func questionLines(_ questions: [Question], from first: Int) -> [String] {
     let width = String(first + questions.count - 1).count
     let indent = String(repeating: " ", count: width + 2)
     var lines: [String] = []
     for (offset, question) in questions.enumerated() {
       let number = String(first + offset)
-      let tags = question.tags.isEmpty ? "no tags" : question.tags.joined(separator: ", ")
+      let tags =
+        question.tags.isEmpty ? "no tags" : question.tags.joined(separator: ", ").terminalSafe
       lines.append("")
       lines.append(
-        String(repeating: " ", count: width - number.count) + "\(number). \(question.displayTitle)")
+        String(repeating: " ", count: width - number.count) + "\(number). \(question.displayTitle.terminalSafe)")
       lines.append(
         indent + "score \(question.score) | \(count(question.answerCount, "answer")) | \(tags)")
       lines.append(indent + question.link.absoluteString)
