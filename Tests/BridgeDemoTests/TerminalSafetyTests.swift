@@ -40,8 +40,8 @@ import Testing
   }
 
   @Test func anErrorBodyExcerptCannotRetitleTheTerminal() {
-    let error = NetworkingError.badStatus(
-      statusCode: 502, serverError: nil, bodyExcerpt: "\u{1B}]0;owned\u{07}\u{1B}[31mnot json\u{8}\u{8}")
+    let excerpt = "\u{1B}]0;owned\u{07}\u{1B}[31mnot json\u{8}\u{8}"
+    let error = NetworkingError.badStatus(statusCode: 502, serverError: nil, bodyExcerpt: excerpt)
 
     let line = FailureDescription.oneLine(error)
 

@@ -34,11 +34,12 @@ enum QuestionFormatter {
     var lines: [String] = []
     for (offset, question) in questions.enumerated() {
       let number = String(first + offset)
+      let title = question.displayTitle.terminalSafe
       let tags =
         question.tags.isEmpty ? "no tags" : question.tags.joined(separator: ", ").terminalSafe
       lines.append("")
       lines.append(
-        String(repeating: " ", count: width - number.count) + "\(number). \(question.displayTitle.terminalSafe)")
+        String(repeating: " ", count: width - number.count) + "\(number). \(title)")
       lines.append(
         indent + "score \(question.score) | \(count(question.answerCount, "answer")) | \(tags)")
       lines.append(indent + question.link.absoluteString)
