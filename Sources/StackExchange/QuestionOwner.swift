@@ -3,7 +3,8 @@ import Foundation
 /// The author of a question (`shallow_user` in API terms).
 ///
 /// Every field is optional: the API may omit any of them, and a deleted account arrives as just
-/// `{"user_type": "does_not_exist", "display_name": "user123"}`.
+/// `{"user_type": "does_not_exist", "display_name": "user123"}`. A link or image that is not a
+/// URL (an empty string, say) is nil too: an author's avatar never costs the page its questions.
 public struct QuestionOwner: Sendable, Decodable, Equatable {
   /// The network-wide account id.
   public let accountID: Int?
@@ -34,5 +35,19 @@ public struct QuestionOwner: Sendable, Decodable, Equatable {
     case rawDisplayName = "display_name"
     case link
     case profileImage = "profile_image"
+  }
+
+  /// Decodes an owner from the API's JSON object.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    accountID = try container.decodeIfPresent(Int.self, forKey: .accountID)
+    userID = try container.decodeIfPresent(Int.self, forKey: .userID)
+    reputation = try container.decodeIfPresent(Int.self, forKey: .reputation)
+    acceptRate = try container.decodeIfPresent(Int.self, forKey: .acceptRate)
+    userType = try container.decodeIfPresent(UserType.self, forKey: .userType)
+    rawDisplayName = try container.decodeIfPresent(String.self, forKey: .rawDisplayName)
+    link = try container.decodeIfPresent(String.self, forKey: .link).flatMap(URL.init(string:))
+    profileImage = try container.decodeIfPresent(String.self, forKey: .profileImage).flatMap(
+      URL.init(string:))
   }
 }

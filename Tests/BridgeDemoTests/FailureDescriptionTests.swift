@@ -47,6 +47,21 @@ import Testing
     #expect(FailureDescription.oneLine(NetworkingError.transport(error)) == line)
   }
 
+  /// An API error body whose name and message are empty says nothing: the line falls back on
+  /// the status and the body, never `HTTP 400 : `; one part missing leaves no dangling colon.
+  @Test(arguments: [
+    ("", "", #"HTTP 400 (bad request): {"error_id":400}"#),
+    ("bad_parameter", "", "HTTP 400 bad_parameter"),
+    ("", "site is required", "HTTP 400 site is required"),
+  ])
+  func anAPIErrorWithoutWordsFallsBackOnTheStatus(name: String, message: String, line: String) {
+    let apiError = StackExchangeAPIError(errorID: 400, errorMessage: message, errorName: name)
+    let error = NetworkingError.badStatus(
+      statusCode: 400, serverError: apiError, bodyExcerpt: #"{"error_id":400}"#)
+
+    #expect(FailureDescription.oneLine(error) == line)
+  }
+
   /// libcurl's "Out of memory" is what it says of a response header over 100 KB: the line
   /// says so rather than leaving the reader to suspect the machine.
   @Test func libcurlsOutOfMemoryMentionsAnOversizedHeader() {

@@ -15,6 +15,24 @@ import Testing
   #expect(owner.profileImage == nil)
 }
 
+/// A link or avatar that is not a URL is dropped, not the page: it was the author's, and the
+/// question is still worth showing.
+@Test func linksThatAreNotURLsDecodeAsNil() throws {
+  let owner = try decode(
+    QuestionOwner.self,
+    from: #"{"display_name":"x","link":"","profile_image":"","user_id":7}"#)
+  #expect(owner.link == nil)
+  #expect(owner.profileImage == nil)
+  #expect(owner.userID == 7)
+
+  let linked = try decode(
+    QuestionOwner.self,
+    from: #"{"link":"https://stackoverflow.com/users/7","profile_image":"https://a.example/p.png"}"#
+  )
+  #expect(linked.link?.absoluteString == "https://stackoverflow.com/users/7")
+  #expect(linked.profileImage?.absoluteString == "https://a.example/p.png")
+}
+
 @Test func ownerWithNoFieldsDecodes() throws {
   let owner = try decode(QuestionOwner.self, from: "{}")
   #expect(owner.userType == nil)

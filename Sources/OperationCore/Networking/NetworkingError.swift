@@ -115,7 +115,11 @@ extension DecodingError {
     case .keyNotFound(let key, let context):
       return "missing key \"\(key.stringValue)\" at \(context.pathDescription)"
     case .dataCorrupted(let context):
-      var text = context.debugDescription
+      // Where, unless it is the whole body (not JSON at all): a bad value deep in a page
+      // (an empty URL string, say) names its field.
+      var text =
+        context.codingPath.isEmpty
+        ? context.debugDescription : "at \(context.pathDescription): \(context.debugDescription)"
       if let underlying = context.underlyingError {
         text += " (\(underlying))"
       }

@@ -22,10 +22,16 @@ enum FailureDescription {
     case let error as NetworkingError:
       if case .transport(let urlError) = error {
         text = transport(urlError, idleTimeout: idleTimeout)
-      } else if case .badStatus(let status, _, _) = error,
+      } else if case .badStatus(let status, _, let excerpt) = error,
         let apiError = error.stackExchangeAPIError
       {
-        text = "HTTP \(status) \(apiError.errorName): \(apiError.errorMessage)"
+        let words = [apiError.errorName, apiError.errorMessage].filter { !$0.isEmpty }
+        // An error body that names nothing is shown as the body it is.
+        text =
+          words.isEmpty
+          ? NetworkingError.badStatus(statusCode: status, serverError: nil, bodyExcerpt: excerpt)
+            .description
+          : "HTTP \(status) " + words.joined(separator: ": ")
       } else {
         text = error.description
       }

@@ -22,7 +22,8 @@ enum QuestionFormatter {
   /// `more available; quota 299 of 300 left; backoff 10 s`.
   static func status(of page: QuestionsPage) -> String {
     let more = page.hasMore ? "more available; " : ""
-    let backoff = page.backoff.map { "; backoff \($0) s" } ?? ""
+    // A backoff of 0 or less asks for no wait (the pages do not announce one either).
+    let backoff = page.backoff.flatMap { $0 > 0 ? "; backoff \($0) s" : nil } ?? ""
     return "\(more)quota \(page.quotaRemaining) of \(page.quotaMax) left\(backoff)"
   }
 

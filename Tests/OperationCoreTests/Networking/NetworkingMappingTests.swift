@@ -168,6 +168,22 @@ import Testing
     #expect(error.summary.hasPrefix(summary), "\(error.summary)")
   }
 
+  /// A value that does not convert deep in a body (an empty URL string, say) names its field;
+  /// a body that is not JSON at all keeps the decoder's words alone.
+  @Test func aCorruptedValueNamesWhereItIs() throws {
+    struct Page: Decodable {
+      struct Item: Decodable { let link: URL }
+      let items: [Item]
+    }
+    let error = try #require(
+      #expect(throws: DecodingError.self) {
+        try JSONDecoder().decode(Page.self, from: Data(#"{"items":[{"link":""}]}"#.utf8))
+      })
+    let summary = NetworkingError.undecodable(error, bodyExcerpt: "").description
+
+    #expect(summary.contains("at items[0].link: "), "\(summary)")
+  }
+
   /// Foundation names any code it does not know a "server error"; a code outside HTTP's
   /// range says what it is instead.
   @Test(arguments: [
