@@ -111,7 +111,7 @@ extension OperationQueueManager {
   /// what makes events free when unused.)
   ///
   /// - Parameter bufferSize: How many unread events the stream keeps; beyond that the oldest
-  ///   are dropped. Defaults to 1,024.
+  ///   are dropped. Defaults to 1,024; below 1 counts as 1.
   /// - Returns: The stream. Iterate it from one task.
   public func makeEvents(bufferSize: Int = 1024) -> OperationEventStream {
     OperationEventStream(hub: events, bufferSize: bufferSize)

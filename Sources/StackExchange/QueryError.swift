@@ -10,6 +10,9 @@ public enum QueryError: Error, Sendable, Equatable, CustomStringConvertible, Loc
   case pageOutOfRange(Int)
   /// A tag in `tagged` is empty or contains `;`, the API's tag separator; carries the tag.
   case invalidTag(String)
+  /// `tagged` has more than 5 tags, for which the API returns no questions at all; carries the
+  /// count.
+  case tooManyTags(Int)
   /// The base URL is not an absolute `http`/`https` URL with a host; carries the URL.
   case invalidBaseURL(URL)
 
@@ -24,6 +27,8 @@ public enum QueryError: Error, Sendable, Equatable, CustomStringConvertible, Loc
       "page must be 1 or greater, got \(page)"
     case .invalidTag(let tag):
       "tag \"\(tag)\" is invalid: tags must not be empty or contain \";\""
+    case .tooManyTags(let count):
+      "at most 5 tags can be asked for together (the API answers more with no questions), got \(count)"
     case .invalidBaseURL(let url):
       "base URL \"\(url.absoluteString)\" must be an http or https URL with a host"
     }

@@ -16,7 +16,8 @@ public struct QuestionsQuery: Sendable, Hashable {
   /// The sort key; `nil` uses the API's default, activity.
   public var sort: Sort?
   /// Only questions having all of these tags (`tagged`, joined with `;`); empty means no
-  /// filter. The API returns nothing for more than 5 tags.
+  /// filter. At most 5: the API returns nothing for more, so more is
+  /// ``QueryError/tooManyTags(_:)``.
   public var tagged: [String]
 
   /// Creates a query; every parameter but `site` is optional.
@@ -77,6 +78,7 @@ public struct QuestionsQuery: Sendable, Hashable {
     if let tag = tagged.first(where: { $0.isEmpty || $0.contains(";") }) {
       throw .invalidTag(tag)
     }
+    if tagged.count > 5 { throw .tooManyTags(tagged.count) }
   }
 
   /// The API parameters in URL order as percent-encoded `name=value` pairs. Each tag is

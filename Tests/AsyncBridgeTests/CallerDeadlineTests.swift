@@ -138,6 +138,22 @@ import Testing
   /// 10,000 callers with deadlines on one pending operation: every deadline fires, each caller
   /// leaves with the caller's timeout, and the process gains no thread per deadline (they are
   /// Dispatch timers, not sleeping threads).
+  /// Limits past `Int64.max` seconds (a caller's deadline, an operation's timeout, the stall
+  /// threshold) mean "never" and trap nowhere: turning one into Dispatch's seconds read
+  /// `Duration.components`, which traps there.
+  @Test func limitsPastTheLongestDurationInSecondsNeverFireAndNeverTrap() async throws {
+    let beyond = Duration.seconds(Int64.max) + .seconds(1)
+    let manager = OperationQueueManager(name: "deadline.beyond")
+    manager.stallThreshold = beyond
+    let operation = ManualOperation(key: 1)
+    operation.timeout = beyond
+    let task = Task { try await manager.perform(operation, timeout: beyond) }
+    #expect(await operation.started.wait())
+    operation.release(5)
+    await expectValue(5, from: task)
+    #expect(await becomesIdle(manager))
+  }
+
   @Test func tenThousandDeadlinesHoldNoThreadEach() async throws {
     let manager = OperationQueueManager(name: "deadline.many")
     manager.isSuspended = true

@@ -84,6 +84,7 @@ func basePathIsKeptWithOrWithoutTrailingSlash(base: String, expected: String) th
   (QuestionsQuery(site: "so", page: -1), .pageOutOfRange(-1)),
   (QuestionsQuery(site: "so", tagged: ["swift", ""]), .invalidTag("")),
   (QuestionsQuery(site: "so", tagged: ["swift;ios"]), .invalidTag("swift;ios")),
+  (QuestionsQuery(site: "so", tagged: ["a", "b", "c", "d", "e", "f"]), .tooManyTags(6)),
 ])
 func invalidParametersThrowTypedErrors(query: QuestionsQuery, expected: QueryError) throws {
   let base = try #require(URL(string: "https://api.stackexchange.com/2.3"))

@@ -91,7 +91,8 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
       self.session = session
       self.retryPolicy = retryPolicy
       validation = HTTPResponseValidation(
-        decoder: decoder, maxResponseBytes: maxResponseBytes, serverErrorType: serverErrorType)
+        decoder: decoder, maxResponseBytes: max(0, maxResponseBytes),
+        serverErrorType: serverErrorType)
     }
 
     /// `request` with a fractional timeout rounded up where the platform ignores fractions.
@@ -112,7 +113,8 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
   ///     `URLSession.makeNetworkingSession(timeout:maximumConnectionsPerHost:)`).
   ///   - session: The session to use, reused across operations; see ``makeSession(timeout:)``.
   ///   - decoder: Decodes the body, and the server error body.
-  ///   - maxResponseBytes: The largest body accepted; 10 MiB by default.
+  ///   - maxResponseBytes: The largest body accepted; 10 MiB by default. Below zero counts
+  ///     as zero.
   ///   - serverErrorType: The error body the server sends with failing statuses; when a
   ///     non-2xx body decodes as this type, ``NetworkingError/badStatus(statusCode:serverError:bodyExcerpt:)``
   ///     carries it.
@@ -145,7 +147,8 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
   ///   - request: The request to send (its timeout treated as in the other initializer).
   ///   - session: The session to use, reused across operations; see ``makeSession(timeout:)``.
   ///   - decoder: Decodes the body, and the server error body.
-  ///   - maxResponseBytes: The largest body accepted; 10 MiB by default.
+  ///   - maxResponseBytes: The largest body accepted; 10 MiB by default. Below zero counts
+  ///     as zero.
   ///   - serverErrorType: The error body the server sends with failing statuses.
   ///   - retryPolicy: Which failed attempts to send again, and when; none by default.
   ///   - coalescingKey: The key identical work shares; pass the `URLRequest` itself to join

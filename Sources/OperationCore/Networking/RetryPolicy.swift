@@ -36,10 +36,11 @@ public struct RetryPolicy: Sendable {
   public var initialDelay: Duration
   /// What each further delay is multiplied by; values below 1 count as 1.
   public var multiplier: Double
-  /// The longest delay between attempts, and the longest server-requested delay honoured.
+  /// The longest delay between attempts, and the longest server-requested delay honoured;
+  /// below zero counts as zero.
   public var maxDelay: Duration
   /// The largest fraction of a delay that randomness removes, from 0 (exact delays) to 1 (any
-  /// delay up to the computed one); values outside are clamped.
+  /// delay up to the computed one); values outside are clamped, and NaN counts as 0.
   public var jitter: Double
   /// Whether an attempt that failed with this error is worth another; ``isTransient(_:)`` by
   /// default. Called on the thread that processed the response; keep it fast and pure.
@@ -131,7 +132,7 @@ public struct RetryPolicy: Sendable {
   ) -> Duration? {
     guard attempt < maxAttempts, shouldRetry(failure) else { return nil }
     let serverMinimum = serverMinimum ?? .zero
-    guard serverMinimum <= maxDelay else { return nil }
+    guard serverMinimum <= max(maxDelay, .zero) else { return nil }
     let backoff = backoff(afterAttempt: attempt, randomFraction: Double.random(in: 0..<1))
     return max(backoff, serverMinimum)
   }
@@ -139,13 +140,17 @@ public struct RetryPolicy: Sendable {
   /// The computed delay after attempt `attempt` failed: exponential, capped, with jitter
   /// removing `jitter × randomFraction` of it.
   func backoff(afterAttempt attempt: Int, randomFraction: Double) -> Duration {
+    let maxDelay = max(self.maxDelay, .zero)
     let growth = pow(max(multiplier, 1), Double(max(attempt, 1) - 1))
     let uncapped = initialDelay.timeInterval * growth
     // Compare as Double first: `Duration * Double` traps when the product overflows.
     let capped =
       uncapped.isFinite && uncapped < maxDelay.timeInterval
       ? initialDelay * growth : maxDelay
-    let removed = min(max(jitter, 0), 1) * min(max(randomFraction, 0), 1)
+    // `min`/`max` pass NaN through, and a NaN factor traps in `Duration * Double`.
+    let jitter = jitter.isNaN ? 0 : min(max(jitter, 0), 1)
+    let removed = jitter * min(max(randomFraction, 0), 1)
+    guard removed > 0 else { return max(capped, .zero) }
     return max(capped * (1 - removed), .zero)
   }
 }

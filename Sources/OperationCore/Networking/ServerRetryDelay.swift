@@ -22,12 +22,19 @@ enum ServerRetryDelay {
     return delays.compactMap { $0 }.max()
   }
 
-  /// A `Retry-After` value: whole seconds, or an HTTP date (IMF-fixdate) from which the time
-  /// left is counted (zero once past). Nil when it is neither.
+  /// A `Retry-After` value: whole seconds (at most ``longest``, however many digits), or an
+  /// HTTP date (IMF-fixdate) from which the time left is counted (zero once past). Nil when it
+  /// is neither.
   static func retryAfter(_ value: String, now: Date) -> Duration? {
     let value = value.trimmingCharacters(in: .whitespaces)
     if let seconds = Int(value) {
       return seconds >= 0 ? min(.seconds(seconds), longest) : nil
+    }
+    // Delay seconds too many for an `Int` still ask for a long wait (more than any policy's).
+    if !value.isEmpty,
+      value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+    {
+      return longest
     }
     guard let date = httpDateFormatter().date(from: value) else { return nil }
     return seconds(max(date.timeIntervalSince(now), 0))

@@ -490,9 +490,10 @@ package protocol WaiterRemoving: AnyObject, Sendable {
 extension ConcurrentOperation: WaiterRemoving {}
 
 extension Duration {
-  /// The duration in seconds, for Dispatch deadlines.
+  /// The duration in seconds, for Dispatch deadlines. Divided, not read from `components`,
+  /// which traps for a duration past `Int64.max` seconds (`.seconds(Int64.max) + .seconds(1)`,
+  /// or a retry delay rounded up to 2⁶³ s through `Double`).
   package var timeInterval: Double {
-    let parts = components
-    return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
+    self / .seconds(1)
   }
 }

@@ -42,6 +42,23 @@ import Testing
     #expect(wild.backoff(afterAttempt: 1, randomFraction: 0.5) == .milliseconds(500))
   }
 
+  /// Settings a caller may well pass trap nowhere: a NaN jitter (`min`/`max` let it through)
+  /// counts as none, a negative cap as zero, and a cap of `Int64.max` seconds reached through
+  /// an infinite multiplier is a delay Dispatch can be given.
+  @Test func extremeSettingsGiveDelaysInsteadOfTrapping() {
+    var policy = RetryPolicy.exponential(
+      initialDelay: .seconds(1), multiplier: 2, maxDelay: .seconds(60), jitter: .nan)
+    #expect(policy.backoff(afterAttempt: 2, randomFraction: 0.7) == .seconds(2))
+    policy.maxDelay = .seconds(-5)
+    #expect(policy.delay(afterAttempt: 1, failure: unavailable, serverMinimum: nil) == .zero)
+    let endless = RetryPolicy.exponential(
+      initialDelay: .seconds(1), multiplier: .infinity, maxDelay: .seconds(Int64.max), jitter: 0)
+    let delay = endless.backoff(afterAttempt: 2, randomFraction: 0)
+    #expect(delay == .seconds(Int64.max))
+    #expect(delay.timeInterval > 9e18)
+    #expect((Duration.seconds(Int64.max) + .seconds(1)).timeInterval > 9e18)
+  }
+
   @Test func randomJitterStaysWithinItsBounds() {
     let policy = RetryPolicy.exponential(
       initialDelay: .seconds(1), maxDelay: .seconds(60), jitter: 0.5)
@@ -132,6 +149,10 @@ import Testing
     let now = Date(timeIntervalSince1970: 1_445_412_400)
     #expect(
       ServerRetryDelay.retryAfter("9223372036854775807", now: now) == ServerRetryDelay.longest)
+    // More digits than an `Int` holds: still a long wait, not no header at all.
+    #expect(
+      ServerRetryDelay.retryAfter("99999999999999999999999", now: now) == ServerRetryDelay.longest)
+    #expect(ServerRetryDelay.retryAfter("12abc", now: now) == nil)
     #expect(
       ServerRetryDelay.retryAfter("Fri, 31 Dec 9999 23:59:59 GMT", now: now)
         == ServerRetryDelay.longest)

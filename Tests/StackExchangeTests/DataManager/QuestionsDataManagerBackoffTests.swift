@@ -107,6 +107,16 @@ import Testing
   }
 
   /// The largest backoff the API's integer field can carry describes itself without trapping.
+  /// A backoff past what `Task.sleep` can take (a server's `Int.max` seconds, waited out under
+  /// a `maxBackoffWait` of `.seconds(Int64.max)`) is slept a century at a time, the gate
+  /// sleeping again while it lasts: `Task.sleep` traps on a deadline past `Int64.max` seconds.
+  @Test func aSleepLastsACenturyAtMost() {
+    let now = ContinuousClock.now
+    let endless = now + .seconds(Int64.max) + .seconds(Int64.max)
+    #expect(BackoffClock.bounded(endless, now: now) == now + BackoffClock.longestSleep)
+    #expect(BackoffClock.bounded(now + .seconds(5), now: now) == now + .seconds(5))
+  }
+
   @Test func descriptionOfTheLongestBackoffDoesNotTrap() {
     let longest = BackoffError(site: "superuser", retryAfter: .seconds(Int.max))
     let justUnder = BackoffError(
