@@ -61,6 +61,33 @@ import Testing
     #expect(await error(of: task) as? LegacyAPIError == .notFound)
   }
 
+  /// A legacy operation whose dependency finishes on another queue runs once the dependency
+  /// has finished, every time. corelibs marks the dependents of a finished operation ready one
+  /// after another, so the stand-in (which shares the dependency) may start a moment before
+  /// the legacy operation is marked ready; that failed 31–38 awaits in 200 with `notReady`
+  /// until the stand-in checked again.
+  @Test func aDependencyFinishingOnAnotherQueueNeverMakesItNotReady() async {
+    let manager = OperationQueueManager()
+    let elsewhere = OperationQueue()
+    var notReady = 0
+    for _ in 0..<200 {
+      // Still running on its queue when the await begins, as a load answered by a service is.
+      let load = BlockOperation { Thread.sleep(forTimeInterval: 0.002) }
+      let render = BlockOperation {}
+      render.addDependency(load)
+      elsewhere.addOperation(load)
+      let rendering = Task { try await manager.perform(render) }
+      switch await result(of: rendering, within: .seconds(30)) {
+      case .success?: break
+      case .failure(let error)? where error is ForeignOperationError: notReady += 1
+      case let other:
+        Issue.record("expected the operation to run, got \(String(describing: other))")
+      }
+    }
+    #expect(notReady == 0, "\(notReady) of 200 awaits failed as not ready")
+    #expect(await becomesIdle(manager, within: .seconds(30)))
+  }
+
   @Test func aDependencyAddedTooLateIsATypedErrorNotATrap() async {
     let manager = OperationQueueManager()
     manager.isSuspended = true

@@ -78,8 +78,34 @@ package final class ForeignOperationHost<Output: Sendable>: ConcurrentOperation<
       return
     }
     if foreign.isExecuting { return }
+    startForeign(readinessChecksLeft: Self.readinessChecks)
+  }
+
+  /// How many times a foreign operation whose dependencies have all finished is checked for
+  /// readiness, ``readinessCheckInterval`` apart, before the host gives up on it.
+  private static var readinessChecks: Int { 100 }
+  /// How long apart the readiness checks are.
+  private static var readinessCheckInterval: DispatchTimeInterval { .microseconds(100) }
+
+  /// Starts the foreign operation once it is ready.
+  ///
+  /// Its dependencies are the host's too, so when the queue starts the host they have all
+  /// finished. But swift-corelibs-foundation marks the dependents of a finished operation
+  /// ready one after another, on the finishing thread: the queue may start the host before the
+  /// foreign operation is marked ready (one await in five or more, with a dependency finishing
+  /// on another queue). So while every dependency has finished, readiness is checked again
+  /// shortly, off this thread, a bounded number of times. A dependency that has not finished
+  /// (one added after the call) is ``ForeignOperationError/notReady(operationName:)`` at once:
+  /// starting an operation that is not ready traps in Foundation.
+  private func startForeign(readinessChecksLeft: Int) {
     guard foreign.isReady else {
-      finish(throwing: ForeignOperationError.notReady(operationName: foreign.displayName))
+      guard readinessChecksLeft > 0, foreign.dependencies.allSatisfy(\.isFinished) else {
+        finish(throwing: ForeignOperationError.notReady(operationName: foreign.displayName))
+        return
+      }
+      DispatchQueue.global().asyncAfter(deadline: .now() + Self.readinessCheckInterval) {
+        self.startForeign(readinessChecksLeft: readinessChecksLeft - 1)
+      }
       return
     }
     ForeignStart.start(foreign, by: self)
