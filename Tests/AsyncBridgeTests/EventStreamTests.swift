@@ -28,9 +28,24 @@ import Testing
     #expect(received.allSatisfy { $0.operationID == ObjectIdentifier(operation) })
     #expect(received.allSatisfy { $0.key == operation.coalescingKey })
     #expect(received.allSatisfy { $0.operationName == "Manual[1]" })
-    #expect(received.first?.waiterCount == 1)
-    #expect(received.last?.waiterCount == 1)
+    // Every event counts the one waiting caller, `started` included.
+    #expect(received.map(\.waiterCount) == [1, 1, 1])
     #expect(received.last?.duration != nil)
+  }
+
+  /// A printed event reads as a log line, its kind by case name (not by the nested types'
+  /// qualified names).
+  @Test func anEventPrintsAsOneShortLine() {
+    let owner = NSObject()
+    let event = OperationEvent(
+      kind: .finished(.success), operationName: "FetchAvatar", key: nil, waiterCount: 2,
+      duration: .seconds(1), operationID: ObjectIdentifier(owner))
+
+    #expect(event.description == "finished(success) FetchAvatar waiters=2 after 1.0 seconds")
+    #expect(
+      OperationEvent.Kind.retrying(attempt: 1, delay: .milliseconds(500)).description
+        == "retrying(attempt: 1, delay: 0.5 seconds)")
+    #expect(OperationEvent.Kind.finished(.timedOut).description == "finished(timedOut)")
   }
 
   @Test func joiningYieldsJoinedWithTheWaiterCount() async throws {
@@ -52,6 +67,7 @@ import Testing
     operation.release(1)
     for task in tasks { await expectValue(1, from: task) }
     #expect(await log.wait(for: .finished(.success), of: operation))
+    #expect(log.events(.started, of: operation).first?.waiterCount == 3)
     #expect(log.events(.finished(.success), of: operation).first?.waiterCount == 3)
   }
 

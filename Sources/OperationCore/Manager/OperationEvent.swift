@@ -45,7 +45,8 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
   /// The operation's coalescing key, if it has one.
   public let key: CoalescingKey?
   /// Waiters at that moment: after a join, the number now waiting; on finishing, the number
-  /// the outcome goes to.
+  /// the outcome goes to. (A completion handler, a plain `enqueue` and an awaiting task count
+  /// one each.)
   public let waiterCount: Int
   /// For `finished` and `stalled`: the time since the queue started the operation (nil if it
   /// never started).
@@ -102,6 +103,33 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
     if let duration { text += " after \(duration)" }
     if let failure { text += " (\(failure))" }
     return text
+  }
+}
+
+extension OperationEvent.Kind: CustomStringConvertible {
+  /// The kind as a log shows it: `started`, `finished(success)`,
+  /// `retrying(attempt: 1, delay: 0.5 seconds)`.
+  public var description: String {
+    switch self {
+    case .enqueued: "enqueued"
+    case .joined: "joined"
+    case .started: "started"
+    case .finished(let completion): "finished(\(completion))"
+    case .stalled: "stalled"
+    case .retrying(let attempt, let delay): "retrying(attempt: \(attempt), delay: \(delay))"
+    }
+  }
+}
+
+extension OperationEvent.Completion: CustomStringConvertible {
+  /// The completion's name: `success`, `failure`, `cancelled` or `timedOut`.
+  public var description: String {
+    switch self {
+    case .success: "success"
+    case .failure: "failure"
+    case .cancelled: "cancelled"
+    case .timedOut: "timedOut"
+    }
   }
 }
 

@@ -7,7 +7,7 @@
 /// manager, it also enqueues an upstream operation that no manager has claimed yet.
 ///
 /// ```swift
-/// final class Decode: ChainedOperation<Data, Page, any Error> {
+/// final class Decode: ChainedOperation<Data, Page, any Error>, @unchecked Sendable {
 ///   override func main(input: Data) { finish(with: Result { try decoder.decode(Page.self, from: input) }) }
 /// }
 /// let download = Download(url)

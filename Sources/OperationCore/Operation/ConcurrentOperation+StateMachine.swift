@@ -169,6 +169,14 @@ struct OperationStateMachine {
 
   // MARK: Reading
 
+  /// How many waiters wait for the outcome now; 0 once it is fixed.
+  var waiterCount: Int {
+    switch delivery {
+    case .open(let waiters, _, _): waiters.count
+    case .deliveringBeforeStart, .settled, .modifying: 0
+    }
+  }
+
   var isExecuting: Bool {
     switch slot {
     case .executing: true
@@ -272,7 +280,9 @@ struct OperationStateMachine {
       switch delivery {
       case .open:
         slot = .executing(since: MonotonicInstant.now)
-        return .run(timeout: timeout, event: record(.started, waiterCount: 0))
+        // Counted only for an operation that publishes its events.
+        let waiting = eventAudience == nil ? 0 : waiterCount
+        return .run(timeout: timeout, event: record(.started, waiterCount: waiting))
       case .deliveringBeforeStart:
         slot = .startedDuringDelivery
         return .none
@@ -402,7 +412,7 @@ struct OperationStateMachine {
   func stalled(after threshold: Duration) -> LifecycleEvent? {
     switch (delivery, slot, announcement) {
     case (.open, .executing, .announced):
-      LifecycleEvent(kind: .stalled, waiterCount: 0, duration: threshold)
+      LifecycleEvent(kind: .stalled, waiterCount: waiterCount, duration: threshold)
     default:
       nil
     }

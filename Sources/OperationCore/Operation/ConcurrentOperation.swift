@@ -191,7 +191,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       return audience.publish(
         OperationEvent(
           kind: .retrying(attempt: attempt, delay: delay), operation: self, key: coalescingKey,
-          waiterCount: 0, duration: nil, failure: String(describing: failure)))
+          waiterCount: state.waiterCount, duration: nil, failure: String(describing: failure)))
     }
     wakes.run()
   }
