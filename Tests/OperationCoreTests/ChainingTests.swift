@@ -104,6 +104,34 @@ import Testing
     #expect(await becomesIdle(manager))
   }
 
+  /// An upstream whose key is in flight joins that work and is dropped, never to run; the
+  /// downstream then takes that work's value (it waited forever on the dropped upstream, a
+  /// dependency that never finished). Both ways in: the caller enqueued the upstream first, or
+  /// the manager did for the downstream.
+  @Test(arguments: [true, false])
+  func aDownstreamWhoseUpstreamJoinsWorkInFlightGetsThatWorksValue(
+    upstreamEnqueuedFirst: Bool
+  ) async throws {
+    let manager = OperationQueueManager(name: "chain.joined")
+    let inFlight = ManualOperation(key: 1)
+    manager.enqueue(inFlight) { _ in }
+    #expect(await inFlight.started.wait())
+    let upstream = ManualOperation(key: 1)
+    if upstreamEnqueuedFirst { #expect(manager.enqueue(upstream) === inFlight) }
+    let downstream = DescribeOperation(upstream: upstream)
+    let results = Recorder<Result<String, any Error>>()
+    manager.enqueue(downstream) { results.record($0) }
+
+    inFlight.release(21)
+    #expect(await results.wait(forCount: 1))
+    #expect(results.values.first?.value == "value 21")
+    // The dropped upstream never ran: it finished with the work it joined, with its outcome.
+    #expect(upstream.mainCalls.value == 0)
+    #expect(upstream.isFinished)
+    #expect(upstream.result?.value == 21)
+    #expect(await becomesIdle(manager))
+  }
+
   @Test func chainRunsAcrossTwoManagers() async throws {
     let network = OperationQueueManager(name: "chain.network")
     let parsing = OperationQueueManager(name: "chain.parsing", maxConcurrentOperationCount: 1)

@@ -58,14 +58,28 @@ open class ChainedOperation<Input: Sendable, Value: Sendable, Failure: Error>:
   }
 
   /// Enqueues the upstream operation on the same manager if no manager has claimed it yet,
-  /// so that a downstream operation never waits for upstream work nobody will run.
+  /// so that a downstream operation never waits for upstream work nobody will run. An upstream
+  /// that joins identical work in flight (its key's) is dropped, never to run: this operation
+  /// then takes its input from that work instead, and the dropped upstream finishes with it,
+  /// with its outcome.
   ///
   /// An upstream you add to an `OperationQueue` yourself, not through a manager, cannot be
   /// told apart from one nobody enqueued, and Foundation traps when an operation is added to a
   /// second queue: enqueue upstream work through a manager (this one or another).
   package override func willEnqueue(on manager: OperationQueueManager) {
-    guard let upstream = upstream.withLock({ $0 }), !upstream.isClaimed else { return }
-    manager.enqueue(upstream)
+    guard let dropped = upstream.withLock({ $0 }), !dropped.isClaimed else { return }
+    let working = manager.enqueue(dropped)
+    guard working !== dropped else { return }
+    // Not in a queue yet, so nothing reads the upstream meanwhile.
+    upstream.withLock { $0 = working }
+    // The dropped upstream stays a dependency (corelibs keeps counting a removed dependency
+    // that has not finished), and finishes with the work it joined: it takes that work's
+    // outcome, then is started (it is in no queue), which reports it finished without running.
+    let follower = OperationWaiter(interest: .untilSettled, callbackQueue: nil) { outcome in
+      dropped.settle(erased: outcome)
+      dropped.start()
+    }
+    working.addWaiter(follower)
   }
 
   /// Does the work with the upstream value. Override it and call `finish`, as with `main()`.
