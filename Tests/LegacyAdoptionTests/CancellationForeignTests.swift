@@ -124,6 +124,50 @@ import Testing
     #expect(!fetch.isCancelled)
   }
 
+  /// How a second request reaches an instance already in flight.
+  enum SecondRequest: CaseIterable, Sendable {
+    /// The first request gave a key, the second none.
+    case withoutTheKey
+    /// Both gave keys, different ones.
+    case underAnotherKey
+    /// Through another manager.
+    case throughAnotherManager
+  }
+
+  /// One instance is one piece of work, however it is asked for: a second request under
+  /// another key (or none) or through another manager waits for the stand-in already running
+  /// it. So the first caller leaving never cancels the operation under the second; until the
+  /// twelfth session each request had its own stand-in, and the first one's departure
+  /// cancelled the operation for both.
+  @Test(arguments: SecondRequest.allCases)
+  func oneInstanceRequestedTwoWaysIsSharedAndOneCallerLeavingKeepsItForTheOther(
+    second: SecondRequest
+  ) async {
+    let manager = OperationQueueManager()
+    let other = second == .throughAnotherManager ? OperationQueueManager() : manager
+    let events = EventRecorder(manager)
+    let service = ManualQuestionService()
+    let fetch = FetchTitlesOperation(site: "s", service: service)
+    let first = Task { try await manager.perform(fetch, coalescingKey: "first") }
+    #expect(await service.firstRequest.wait())
+    let secondCall = Task {
+      switch second {
+      case .withoutTheKey, .throughAnotherManager: try await other.perform(fetch)
+      case .underAnotherKey: try await other.perform(fetch, coalescingKey: "second")
+      }
+    }
+    // It joined the first request's stand-in (whose events go to the first manager's
+    // subscribers).
+    #expect(await events.wait { $0.kind.isJoined })
+    first.cancel()
+    #expect(await error(of: first) is CancellationError)
+    #expect(!fetch.isCancelled)
+    service.answer(.success(["shared"]))
+    #expect(await value(of: secondCall) == ["shared"])
+    #expect(service.requestCount == 1)
+    #expect(!fetch.isCancelled)
+  }
+
   @Test func cancelAllCancelsPendingAndExecutingForeignWork() async {
     let manager = OperationQueueManager(maxConcurrentOperationCount: 1)
     let service = ManualQuestionService()

@@ -15,6 +15,8 @@ import Foundation
 enum ForeignStart {
   private struct Entry {
     var owner: ObjectIdentifier
+    /// The owner itself, for requests that find the operation through it.
+    weak var host: Operation?
     var stage = Stage.idle
   }
 
@@ -39,11 +41,16 @@ enum ForeignStart {
   private static let entries = Locked([ObjectIdentifier: Entry]())
 
   /// `host` stands in for `operation`: it owns it unless another host does.
-  static func adopt(_ operation: Operation, by host: AnyObject) {
+  static func adopt(_ operation: Operation, by host: Operation) {
     entries.withLock { entries in
       let id = ObjectIdentifier(operation)
-      if entries[id] == nil { entries[id] = Entry(owner: ObjectIdentifier(host)) }
+      if entries[id] == nil { entries[id] = Entry(owner: ObjectIdentifier(host), host: host) }
     }
+  }
+
+  /// The host that owns `operation` now, if any.
+  static func owner(of operation: Operation) -> Operation? {
+    entries.withLock { $0[ObjectIdentifier(operation)]?.host }
   }
 
   /// Starts `operation` for `host` unless `host` does not own it (any more), a start is under

@@ -146,11 +146,33 @@ extension OperationQueueManager {
     {
       return dropped(operation, joining: joined)
     }
+    if let joined = joinOwner(of: operation, as: Output.self, waiter: waiter, priority: priority) {
+      return joined
+    }
     let host = ForeignOperationHost<Output>(running: operation, key: base) { read(operation) }
     let admission = admit(host, waiter: waiter, priority: priority)
     guard admission.operation === host else { return dropped(operation, joining: admission) }
     host.watchForeign()
     return .waiting(host, waiterID: admission.waiterID)
+  }
+
+  /// Joins the stand-in that runs `operation` already, under another key or on another
+  /// manager, if it is still open: one instance is one piece of work, so its callers share
+  /// one stand-in, and one of them leaving never cancels it under the others (a second
+  /// stand-in's last caller leaving would cancel the operation they all wait for). Nil when
+  /// no stand-in of this output type runs it.
+  private func joinOwner<Output: Sendable>(
+    of operation: Operation, as output: Output.Type, waiter: OperationWaiter?,
+    priority: Operation.QueuePriority?
+  ) -> ForeignAdmission<Output>? {
+    guard let owner = ForeignStart.owner(of: operation) as? ForeignOperationHost<Output> else {
+      return nil
+    }
+    let (join, wakes) = owner.join(waiter)
+    wakes.run()
+    guard case .joined(let id, _) = join else { return nil }
+    if let priority { owner.raisePriority(to: priority) }
+    return .waiting(owner, waiterID: id)
   }
 
   /// `operation` joined work in flight and never runs: like a dropped ``ConcurrentOperation``,
