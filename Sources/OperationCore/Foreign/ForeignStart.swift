@@ -3,10 +3,12 @@ import Foundation
 /// Which host stands in for a foreign operation, so that one operation is started at most once
 /// and only by the host that owns it.
 ///
-/// Several hosts can hold the same operation: one whose callers all left before it started it,
-/// and a newer request for the same instance; two requests for one instance under different
-/// keys or managers. The first host a manager enqueues owns the operation until it finishes (a
-/// host whose request joined work in flight is never enqueued, and never owns it). Only the
+/// A request for an instance that a host owns joins that host, whatever its key or manager
+/// (see ``owner(of:)``). Several hosts can still hold the same operation: one whose callers all
+/// left before it started it, and a newer request for the same instance; two requests for one
+/// instance under different keys or managers that race, both building a host before either is
+/// enqueued. The first host a manager enqueues owns the operation until it finishes (a host
+/// whose request joined work in flight is never enqueued, and never owns it). Only the
 /// owner starts it (`Operation.start()` traps when called
 /// on an operation already starting), and only the owner, when it finishes without having
 /// started it, cancels and starts it so that it finishes as its queue would have made it. The
