@@ -168,6 +168,74 @@ import Testing
     #expect(!fetch.isCancelled)
   }
 
+  /// Two requests for one instance that race each build a stand-in (here the second request
+  /// runs inside the first one's, just after it looked for a stand-in to join). The first
+  /// request's caller leaving then cancels only its own stand-in: the operation goes on for the
+  /// other stand-in's completion handler, which never leaves.
+  @Test func racingRequestsForOneInstanceNeverCancelItUnderEachOther() async {
+    let first = OperationQueueManager()
+    let second = OperationQueueManager()
+    let firstEvents = EventRecorder(first)
+    let running = DispatchSemaphore(value: 0)
+    let finishing = DispatchSemaphore(value: 0)
+    let legacy = DependencyHookOperation {
+      running.signal()
+      finishing.wait()
+    }
+    let handled = Locked<Result<Void, any Error>?>(nil)
+    let handlerCalled = Gate()
+    legacy.onNextDependenciesRead {
+      second.enqueue(legacy) { result in
+        handled.withLock { $0 = result }
+        handlerCalled.open()
+      }
+    }
+    let leaving = Task { try await first.perform(legacy, coalescingKey: "first") }
+    // Run by the second request's stand-in, which enqueued first and owns it; the first
+    // request's stand-in has started too, and waits for that run.
+    #expect(running.wait(timeout: .now() + 30) == .success)
+    #expect(await firstEvents.wait { $0.kind == .started })
+    leaving.cancel()
+    #expect(await error(of: leaving) is CancellationError)
+    #expect(!legacy.isCancelled)
+    finishing.signal()
+    #expect(await handlerCalled.wait())
+    #expect((try? handled.withLock { $0 }?.get()) != nil)
+    #expect(!legacy.isCancelled)
+    #expect(await becomesIdle(first, within: .seconds(30)))
+    #expect(await becomesIdle(second, within: .seconds(30)))
+  }
+
+  /// A request for an instance whose stand-in was cancelled while pending (its queue
+  /// suspended) gets a stand-in of its own, which waits for the first one's; when that queue
+  /// starts the first stand-in, the operation runs for the waiting request rather than being
+  /// cancelled under it.
+  @Test func aRequestForAnInstanceWhosePendingStandInWasCancelledGetsItsRun() async {
+    let first = OperationQueueManager()
+    first.isSuspended = true
+    let second = OperationQueueManager()
+    let service = ManualQuestionService()
+    let fetch = FetchTitlesOperation(site: "s", service: service)
+    let leaving = Task { try await first.perform(fetch) }
+    #expect(await eventually(within: .seconds(30)) { first.outstandingOperationCount == 1 })
+    leaving.cancel()
+    #expect(await error(of: leaving) is CancellationError)
+    let handled = Locked<Result<[String], any Error>?>(nil)
+    let handlerCalled = Gate()
+    second.enqueue(fetch) { result in
+      handled.withLock { $0 = result }
+      handlerCalled.open()
+    }
+    first.isSuspended = false
+    #expect(await service.firstRequest.wait())
+    service.answer(.success(["ran"]))
+    #expect(await handlerCalled.wait())
+    #expect((try? handled.withLock { $0 }?.get()) == ["ran"])
+    #expect(!fetch.isCancelled)
+    #expect(await becomesIdle(first, within: .seconds(30)))
+    #expect(await becomesIdle(second, within: .seconds(30)))
+  }
+
   @Test func cancelAllCancelsPendingAndExecutingForeignWork() async {
     let manager = OperationQueueManager(maxConcurrentOperationCount: 1)
     let service = ManualQuestionService()
@@ -254,5 +322,21 @@ import Testing
     #expect(await eventually(within: .seconds(30)) { service.requestCount == 2 })
     service.answer(.success(["fresh"]))
     #expect(await value(of: fresh) == ["fresh"])
+  }
+}
+
+/// A block operation that runs a one-shot hook the next time its dependencies are read, which
+/// a request does while building the stand-in for it.
+private final class DependencyHookOperation: BlockOperation, @unchecked Sendable {
+  private let hook = Locked<(@Sendable () -> Void)?>(nil)
+
+  /// Runs `body` (once) at the next read of `dependencies`.
+  func onNextDependenciesRead(_ body: @escaping @Sendable () -> Void) {
+    hook.withLock { $0 = body }
+  }
+
+  override var dependencies: [Operation] {
+    hook.withLock { $0.take() }?()
+    return super.dependencies
   }
 }

@@ -114,9 +114,12 @@ package final class ForeignOperationHost<Output: Sendable>: ConcurrentOperation<
   }
 
   /// The last waiter left, or the manager cancelled everything: the foreign operation is
-  /// cancelled on another thread, since a legacy `cancel()` may block or call back.
+  /// cancelled on another thread, since a legacy `cancel()` may block or call back. Not while
+  /// another host, built for a request that raced this one's, still waits for it: its callers
+  /// did not leave (the last of them to leave cancels it).
   package override func operationWasCancelled() {
     let foreign = self.foreign
+    guard !ForeignStart.isWanted(foreign, byOtherThan: self) else { return }
     DispatchQueue.global().async { foreign.cancel() }
   }
 
