@@ -119,6 +119,9 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
       }
       var userInfo = urlError.userInfo
       userInfo[NSURLErrorFailingURLErrorKey] = url
+      // `failureURLString` too, so the two agree. (The key's Foundation constant,
+      // `NSURLErrorFailingURLStringErrorKey`, is deprecated: its value is spelled out.)
+      userInfo["NSErrorFailingURLStringKey"] = url.absoluteString
       return URLError(urlError.code, userInfo: userInfo)
     #else
       return error
@@ -134,7 +137,9 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
     /// challenge with a credential (issue 5456, fixed after this toolchain): the request waits
     /// for its timeout, then fails as timed out although the server answered at once. Apple
     /// platforms hand the 401 over as the response, so this does the same: the challenge is
-    /// cancelled, which cancels the task, and its end is the 401 with its body.
+    /// cancelled, which cancels the task, and its end is the 401 with its body. A task of other
+    /// code on the session (one this delegate was not told about) is not left waiting forever
+    /// either: with no credential to try, its challenge is cancelled, and it ends cancelled.
     func urlSession(
       _ session: URLSession, task: URLSessionTask,
       didReceive challenge: URLAuthenticationChallenge,
@@ -151,7 +156,7 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
         if !isFirstBasicTry { receptions.values[index].unanswered = response }
         return true
       }
-      guard isOurs, !isFirstBasicTry else {
+      guard !isFirstBasicTry, isOurs || challenge.proposedCredential == nil else {
         completionHandler(.performDefaultHandling, nil)
         return
       }

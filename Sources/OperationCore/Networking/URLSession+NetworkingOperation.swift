@@ -10,8 +10,9 @@ extension URLSession {
   /// which networking operations receive their bodies, so that `maxResponseBytes` stops a body
   /// as it arrives. On swift-corelibs-foundation the delegate also ends a request answered with
   /// a 401 asking for credentials the session has not got with that 401, as Apple platforms do
-  /// (corelibs 6.3.1 alone waits for the request timeout), and names a redirect's target as the
-  /// failing URL of an error after it.
+  /// (corelibs 6.3.1 alone waits for the request timeout; a task of other code on the session
+  /// ends cancelled instead of waiting forever), and names a redirect's target as the failing
+  /// URL of an error after it.
   ///
   /// The delegate serves the session's networking operations only: a data task other code
   /// creates on the session with a completion handler works as usual, one without gets no

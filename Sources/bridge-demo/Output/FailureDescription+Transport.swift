@@ -24,13 +24,14 @@ extension FailureDescription {
     case .unsupportedURL:
       // The commands send http and https only: on corelibs this is libcurl refusing an answer
       // that is not HTTP (a port that speaks another protocol), or a redirect to a scheme it
-      // does not speak (its message then names the protocol).
-      if !isHTTP(error.failingURL) {
-        sentence = "the request URL's scheme is not supported"
-      } else if let message = curlMessage(of: error),
+      // does not speak (its message then names the protocol, and the failing URL is the
+      // redirect's target).
+      if let message = curlMessage(of: error),
         message.lowercased().contains("not supported or disabled")
       {
         sentence = "the server redirected to a URL whose scheme is not supported: \(message)"
+      } else if !isHTTP(error.failingURL) {
+        sentence = "the request URL's scheme is not supported"
       } else {
         sentence = "the server's answer is not HTTP"
       }

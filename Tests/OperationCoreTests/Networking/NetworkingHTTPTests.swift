@@ -84,6 +84,21 @@ import Testing
     #expect(server.requestCount(path: "/unauthorized") == 1)
   }
 
+  /// A task other code runs on such a session (with a completion handler, so the delegate was
+  /// not told about it) is not left waiting forever by the same challenge, which corelibs
+  /// 6.3.1 would do even past the session's timeout: it ends cancelled.
+  @Test func anotherTasksUnanswerableChallengeEndsIt() async throws {
+    let ended = Gate()
+    let code = Locked<Int?>(nil)
+    NetworkingFixtures.session.dataTask(with: server.url("/unauthorized")) { _, _, error in
+      code.withLock { $0 = (error as? URLError)?.errorCode }
+      ended.open()
+    }.resume()
+    #expect(await ended.wait())
+    #expect(code.withLock { $0 } == URLError.cancelled.rawValue)
+    server.stop()
+  }
+
   @Test func serverErrorWithHTMLKeepsTheStatusAndAnExcerpt() async throws {
     let error = try #require(await fetch("/unavailable").networkingError)
     guard case .badStatus(let status, let serverError, let excerpt) = error else {
@@ -206,6 +221,8 @@ import Testing
     }
     #expect(urlError.code == .cannotConnectToHost)
     #expect(urlError.failingURL == target)
+    // The string form agrees (read through its key: `failureURLString` is deprecated).
+    #expect(urlError.userInfo["NSErrorFailingURLStringKey"] as? String == target.absoluteString)
     #expect(redirecting.requestCount(path: "/old") == 1)
     server.stop()
   }
