@@ -1,3 +1,5 @@
+import OperationCore
+
 /// How a ``BackoffGate`` reads the time and waits: the continuous clock, or a manual one in
 /// tests.
 struct BackoffClock: Sendable {
@@ -17,7 +19,7 @@ struct BackoffClock: Sendable {
     })
 
   /// The longest single sleep: a hundred years.
-  static let longestSleep = Duration.seconds(100 * 365 * 24 * 3600)
+  static let longestSleep = Duration.century
 
   /// `deadline`, or ``longestSleep`` after `now` if that comes first.
   static func bounded(

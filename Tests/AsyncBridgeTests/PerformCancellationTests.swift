@@ -131,20 +131,16 @@ import Testing
     #expect(await working.started.wait())
     // Of the same class, so that it can join (a key names its operation's class).
     let request = DepartureHookOperation(key: 1, ending: .returning(2))
-    let received = Locked<Result<Int, any Error>?>(nil)
-    let delivered = Gate()
+    let received = Recorder<Result<Int, any Error>>()
     working.onNextCancellationQuery {
-      manager.enqueue(request) { result in
-        received.withLock { $0 = result }
-        delivered.open()
-      }
+      manager.enqueue(request) { received.record($0) }
     }
 
     leaver.cancel()
     await expectCancellation(of: leaver, within: .seconds(30))
     working.release(1)
-    #expect(await delivered.wait())
-    switch received.withLock({ $0 }) {
+    #expect(await received.wait(forCount: 1))
+    switch received.values.first {
     case .success(1)?:
       // Joined before the caller left: the work went on for the request.
       #expect(!working.isCancelled)

@@ -182,13 +182,9 @@ import Testing
       running.signal()
       finishing.wait()
     }
-    let handled = Locked<Result<Void, any Error>?>(nil)
-    let handlerCalled = Gate()
+    let handled = Recorder<Result<Void, any Error>>()
     legacy.onNextDependenciesRead {
-      second.enqueue(legacy) { result in
-        handled.withLock { $0 = result }
-        handlerCalled.open()
-      }
+      second.enqueue(legacy) { handled.record($0) }
     }
     let leaving = Task { try await first.perform(legacy, coalescingKey: "first") }
     // Run by the second request's stand-in, which enqueued first and owns it; the first
@@ -199,8 +195,8 @@ import Testing
     #expect(await error(of: leaving) is CancellationError)
     #expect(!legacy.isCancelled)
     finishing.signal()
-    #expect(await handlerCalled.wait())
-    #expect((try? handled.withLock { $0 }?.get()) != nil)
+    #expect(await handled.wait(forCount: 1))
+    #expect((try? handled.values.first?.get()) != nil)
     #expect(!legacy.isCancelled)
     #expect(await becomesIdle(first, within: .seconds(30)))
     #expect(await becomesIdle(second, within: .seconds(30)))
@@ -220,17 +216,13 @@ import Testing
     #expect(await eventually(within: .seconds(30)) { first.outstandingOperationCount == 1 })
     leaving.cancel()
     #expect(await error(of: leaving) is CancellationError)
-    let handled = Locked<Result<[String], any Error>?>(nil)
-    let handlerCalled = Gate()
-    second.enqueue(fetch) { result in
-      handled.withLock { $0 = result }
-      handlerCalled.open()
-    }
+    let handled = Recorder<Result<[String], any Error>>()
+    second.enqueue(fetch) { handled.record($0) }
     first.isSuspended = false
     #expect(await service.firstRequest.wait())
     service.answer(.success(["ran"]))
-    #expect(await handlerCalled.wait())
-    #expect((try? handled.withLock { $0 }?.get()) == ["ran"])
+    #expect(await handled.wait(forCount: 1))
+    #expect((try? handled.values.first?.get()) == ["ran"])
     #expect(!fetch.isCancelled)
     #expect(await becomesIdle(first, within: .seconds(30)))
     #expect(await becomesIdle(second, within: .seconds(30)))

@@ -11,7 +11,7 @@ enum ServerRetryDelay {
   /// The longest delay read as asked: a hundred years. A server asking for more (a JSON
   /// number such as `1e30` would overflow a `Duration` and trap) is read as asking for this,
   /// which is more than any retry policy waits.
-  static let longest = Duration.seconds(100 * 365 * 24 * 3600)
+  static let longest = Duration.century
 
   /// The delay `response` and `body` ask for, or nil when they ask for none.
   static func requested(

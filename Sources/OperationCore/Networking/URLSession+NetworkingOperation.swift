@@ -62,5 +62,5 @@ extension URLSession {
   /// The longest request timeout a session is given: 100 years, in seconds. corelibs 6.3.1
   /// converts the timeout to milliseconds as an `Int` (`Int(interval) * 1000`), which traps for
   /// `.seconds(Int64.max)`; a century is as good as none.
-  static let longestTimeoutInterval: TimeInterval = 100 * 365 * 24 * 3600
+  static let longestTimeoutInterval: TimeInterval = Duration.century.timeInterval
 }

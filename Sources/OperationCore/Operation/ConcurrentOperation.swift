@@ -488,12 +488,3 @@ package protocol WaiterRemoving: AnyObject, Sendable {
 }
 
 extension ConcurrentOperation: WaiterRemoving {}
-
-extension Duration {
-  /// The duration in seconds, for Dispatch deadlines. Divided, not read from `components`,
-  /// which traps for a duration past `Int64.max` seconds (`.seconds(Int64.max) + .seconds(1)`,
-  /// or a retry delay rounded up to 2⁶³ s through `Double`).
-  package var timeInterval: Double {
-    self / .seconds(1)
-  }
-}

@@ -109,9 +109,7 @@ import Testing
         let request = ManualOperation(key: round, ending: .returning(2))
         return invariants.enqueue(request, on: manager) === request
       })
-    #expect(result.finishedInTime, "seed \(seed): the racing threads did not finish in time")
-    for problem in result.problems.prefix(10) { Issue.record("seed \(seed): \(problem)") }
-    print("join vs finish: seed \(seed), \(result.summary)")
+    result.report("join vs finish", seed: seed)
   }
 
   /// Two identical new requests enqueued at the same moment from two threads: one is enqueued,
@@ -134,16 +132,8 @@ import Testing
         _ = enqueue(manager, invariants, working, round)
       },
       second: enqueue, freshWhenLate: false,
-      afterRound: {
-        let round = requests.withLock { requests in
-          defer { requests.removeAll() }
-          return requests
-        }
-        for request in round { request.release(1) }
-      })
-    #expect(result.finishedInTime, "seed \(seed): the racing threads did not finish in time")
-    for problem in result.problems.prefix(10) { Issue.record("seed \(seed): \(problem)") }
-    print("two first enqueues: seed \(seed), \(result.summary)")
+      afterRound: { Self.releaseAll(in: requests) })
+    result.report("two first enqueues", seed: seed)
   }
 
   /// The last caller awaiting work leaves (its task is cancelled) at the moment a request for
@@ -157,7 +147,6 @@ import Testing
     let leavers = Locked<[Int: Task<Int, any Error>]>([:])
     let inFlight = Locked<[ManualOperation]>([])
     let cancelledRequests = AsyncCounter()
-    let allLeavers = Locked<[Task<Int, any Error>]>([])
     let race = await Self.race(
       seed: seed, rounds: 3_000, budget: StressBudget.scaled(.milliseconds(2_500)),
       name: "edge.leaveVsJoin",
@@ -168,12 +157,11 @@ import Testing
         // Its caller is registered before the queue starts it.
         _ = working.started.block(timeout: .seconds(30))
         leavers.withLock { $0[round] = leaver }
-        allLeavers.withLock { $0.append(leaver) }
         inFlight.withLock { $0.append(working) }
         return working
       },
       first: { _, _, _, round in
-        leavers.withLock { $0.removeValue(forKey: round) }?.cancel()
+        leavers.withLock { $0[round] }?.cancel()
       },
       second: { manager, invariants, _, round in
         let request = ManualOperation(key: round, ending: .returning(2))
@@ -183,20 +171,13 @@ import Testing
         }
         return admitted === request
       },
-      afterRound: {
-        // Work the request joined goes on until released; fresh work has ended by itself.
-        let round = inFlight.withLock { operations in
-          defer { operations.removeAll() }
-          return operations
-        }
-        for operation in round { operation.release(1) }
-      })
-    #expect(race.finishedInTime, "seed \(seed): the racing threads did not finish in time")
-    for problem in race.problems.prefix(10) { Issue.record("seed \(seed): \(problem)") }
+      // Work the request joined goes on until released; fresh work has ended by itself.
+      afterRound: { Self.releaseAll(in: inFlight) })
+    race.report("last caller leaving vs join", seed: seed)
     #expect(
       cancelledRequests.value == 0,
       "seed \(seed): \(cancelledRequests.value) requests got the cancellation of work they joined")
-    for leaver in allLeavers.withLock({ $0 }) {
+    for leaver in leavers.withLock({ $0.values }) {
       switch await result(of: leaver, within: .seconds(30)) {
       case .failure(is CancellationError)?:
         break
@@ -207,7 +188,6 @@ import Testing
         Issue.record("seed \(seed): a leaving caller got \(String(describing: other))")
       }
     }
-    print("last caller leaving vs join: seed \(seed), \(race.summary)")
   }
 
   /// Two requests for the same legacy `Operation` instance (no key: the instance is the key),
@@ -282,6 +262,28 @@ import Testing
     var finishedInTime: Bool
     var problems: [String]
     var summary: String
+
+    /// Records the race's failures as issues and prints its summary under `label`.
+    func report(
+      _ label: String, seed: UInt64, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+      #expect(
+        finishedInTime, "seed \(seed): the racing threads did not finish in time",
+        sourceLocation: sourceLocation)
+      for problem in problems.prefix(10) {
+        Issue.record("seed \(seed): \(problem)", sourceLocation: sourceLocation)
+      }
+      print("\(label): seed \(seed), \(summary)")
+    }
+  }
+
+  /// Releases (with 1) and forgets every operation `operations` holds: a round's end.
+  private static func releaseAll(in operations: Locked<[ManualOperation]>) {
+    let round = operations.withLock { operations in
+      defer { operations.removeAll() }
+      return operations
+    }
+    for operation in round { operation.release(1) }
   }
 
   /// Runs `rounds` rounds (or until `budget` is spent) of `first` against `second` on two

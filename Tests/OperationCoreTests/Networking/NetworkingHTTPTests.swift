@@ -88,14 +88,12 @@ import Testing
   /// not told about it) is not left waiting forever by the same challenge, which corelibs
   /// 6.3.1 would do even past the session's timeout: it ends cancelled.
   @Test func anotherTasksUnanswerableChallengeEndsIt() async throws {
-    let ended = Gate()
-    let code = Locked<Int?>(nil)
+    let codes = Recorder<Int?>()
     NetworkingFixtures.session.dataTask(with: server.url("/unauthorized")) { _, _, error in
-      code.withLock { $0 = (error as? URLError)?.errorCode }
-      ended.open()
+      codes.record((error as? URLError)?.errorCode)
     }.resume()
-    #expect(await ended.wait())
-    #expect(code.withLock { $0 } == URLError.cancelled.rawValue)
+    #expect(await codes.wait(forCount: 1))
+    #expect(codes.values.first == URLError.cancelled.rawValue)
     server.stop()
   }
 
