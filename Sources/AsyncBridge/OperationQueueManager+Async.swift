@@ -78,17 +78,18 @@ extension OperationQueueManager {
     key: Never? = nil,
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil,
-    _ body: @escaping @Sendable () async throws -> Value
+    _ body: consuming @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
-    try await perform(AsyncOperation(body), priority: priority, timeout: timeout)
+    try await perform(AsyncOperation(consume body), priority: priority, timeout: timeout)
   }
 
   /// Runs `body` as an operation on this manager's queue, shared by calls with an equal `key`
   /// while it is in flight, and returns its value.
   ///
   /// As ``run(key:priority:timeout:_:)-(Never?,_,_,_)``, plus coalescing: a call whose key is
-  /// in flight joins that run without building an operation. Cancelling the calling task (or
-  /// its `timeout` passing) leaves the shared run, cancelling it only when nobody else waits.
+  /// in flight joins that run without building an operation, and releases its own `body`
+  /// (never run) before it waits. Cancelling the calling task (or its `timeout` passing) leaves
+  /// the shared run, cancelling it only when nobody else waits.
   ///
   /// - Parameters:
   ///   - key: A coalescing key; nil runs `body` on its own.
@@ -102,11 +103,26 @@ extension OperationQueueManager {
     key: Key?,
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil,
-    _ body: @escaping @Sendable () async throws -> Value
+    _ body: consuming @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
-    guard let key else { return try await run(priority: priority, timeout: timeout, body) }
+    guard let key else { return try await run(priority: priority, timeout: timeout, consume body) }
+    let point = register(key: key, priority: priority, timeout: timeout, consume body)
+    return try await point.outcome().value(as: Value.self)
+  }
+
+  /// The registration half of ``run(key:priority:timeout:_:)-(Key?,_,_,_)``, synchronous, so
+  /// the closure ends here for a call that joins: a context the caller allocated for it is
+  /// freed before the caller waits, not on the way back when the shared run resumes everyone.
+  @inlinable
+  func register<Value: Sendable, Key: Hashable & Sendable>(
+    key: Key,
+    priority: Operation.QueuePriority?,
+    timeout: Duration?,
+    _ body: consuming @escaping @Sendable () async throws -> Value
+  ) -> SuspensionPoint {
+    let body = consume body
     // Joining needs only the key: no operation is built for a call that would drop it.
-    let point = AwaitedWaiter.register(timeout: timeout) { waiter in
+    return AwaitedWaiter.register(timeout: timeout) { waiter in
       let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
       let admission =
         join(
@@ -115,7 +131,6 @@ extension OperationQueueManager {
         ?? admit(AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority)
       return (admission.operation, admission.waiterID)
     }
-    return try await point.outcome().value(as: Value.self)
   }
 
   /// Admits `operation` with a waiter for the calling task and waits. The operation is handed

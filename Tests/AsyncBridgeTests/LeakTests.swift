@@ -54,6 +54,24 @@ import Testing
     #expect(await eventually { manager.isReleased })
   }
 
+  /// A call that joins work in flight never runs its closure, and lets it go before it waits:
+  /// what the closure captured is not held until the shared run ends.
+  @Test func aCallThatJoinsReleasesItsClosureBeforeItWaits() async throws {
+    let manager = OperationQueueManager(name: "leak.joinerClosure")
+    manager.isSuspended = true
+    let log = EventLog(manager)
+    let first = Task { try await manager.run(key: 1) { () async throws -> Int in 1 } }
+    #expect(await log.wait { $0.kind == .enqueued })
+    let payload = Locked<WeakReference<Payload>?>(nil)
+    // The closure is a temporary of the call: nothing but the call holds it.
+    let joiner = Task { try await manager.run(key: 1, Self.body(recordingPayloadIn: payload)) }
+    #expect(await log.wait { $0.kind == .joined })
+    #expect(await eventually { payload.withLock { $0?.isReleased } == true })
+    manager.isSuspended = false
+    await expectValue(1, from: first)
+    await expectValue(1, from: joiner)
+  }
+
   // MARK: Scenarios
 
   private static func completed() async -> Survivors {
@@ -129,6 +147,15 @@ import Testing
   }
 
   private final class Payload: Sendable {}
+
+  /// A closure that returns 2 and holds a new payload, whose weak reference goes to `slot`.
+  private static func body(
+    recordingPayloadIn slot: Locked<WeakReference<Payload>?>
+  ) -> @Sendable () async throws -> Int {
+    let payload = Payload()
+    slot.withLock { $0 = WeakReference(payload) }
+    return { withExtendedLifetime(payload) { 2 } }
+  }
 
   private static func runWithPayload() async -> (
     WeakReference<Payload>, WeakReference<OperationQueueManager>
