@@ -168,6 +168,28 @@ import Testing
     #expect(!fetch.isCancelled)
   }
 
+  /// A request through a second manager for an instance the first manager's stand-in runs
+  /// waits there: the second manager's cancel-all does not reach it (nor the run), and the
+  /// second manager is idle meanwhile. The run's outcome reaches its caller.
+  @Test func anotherManagersCancelAllLeavesACallerWaitingWhereTheRunIs() async {
+    let manager = OperationQueueManager()
+    let other = OperationQueueManager()
+    let events = EventRecorder(manager)
+    let service = ManualQuestionService()
+    let fetch = FetchTitlesOperation(site: "s", service: service)
+    let first = Task { try await manager.perform(fetch, coalescingKey: "first") }
+    #expect(await service.firstRequest.wait())
+    let second = Task { try await other.perform(fetch) }
+    #expect(await events.wait { $0.kind.isJoined })
+    other.cancelAllOperations()
+    #expect(other.outstandingOperationCount == 0)
+    #expect(await completing(within: .seconds(30)) { try? await other.waitUntilIdle() } != nil)
+    #expect(!fetch.isCancelled)
+    service.answer(.success(["shared"]))
+    #expect(await value(of: second) == ["shared"])
+    #expect(await value(of: first) == ["shared"])
+  }
+
   /// Two requests for one instance that race each build a stand-in (here the second request
   /// runs inside the first one's, just after it looked for a stand-in to join). The first
   /// request's caller leaving then cancels only its own stand-in: the operation goes on for the
