@@ -20,11 +20,18 @@ public struct BackoffError: Error, Sendable, Equatable, CustomStringConvertible,
   /// One line for a CLI, e.g. `the API asked to back off: no /questions call on
   /// stackoverflow for another 7 s`. The remaining time is rounded up to whole seconds.
   public var description: String {
-    // From the components: a backoff of `Int.max` seconds (the API's field is an integer) is
-    // past what a `Double` converts back to `Int` without trapping.
+    "the API asked to back off: no /questions call on \(site) for another \(wholeSecondsLeft) s"
+  }
+
+  /// `retryAfter` rounded up to whole seconds, from 0 to `Int64.max`. From the components, not
+  /// through a `Double` (a backoff of `Int.max` seconds, the API's field being an integer, is
+  /// past what a `Double` converts back to `Int` without trapping), and only below `Int64.max`
+  /// seconds, past which the components trap.
+  private var wholeSecondsLeft: Int64 {
+    guard retryAfter > .zero else { return 0 }
+    guard retryAfter < .seconds(Int64.max) else { return .max }
     let (whole, attoseconds) = retryAfter.components
-    let seconds = attoseconds > 0 && whole < .max ? whole + 1 : whole
-    return "the API asked to back off: no /questions call on \(site) for another \(seconds) s"
+    return attoseconds > 0 ? whole + 1 : whole
   }
 
   /// Same as `description`, so `localizedDescription` is readable too.

@@ -34,7 +34,7 @@ public struct RetryPolicy: Sendable {
   public var maxAttempts: Int
   /// The delay after the first failed attempt, before jitter.
   public var initialDelay: Duration
-  /// What each further delay is multiplied by; values below 1 count as 1.
+  /// What each further delay is multiplied by; values below 1, and NaN, count as 1.
   public var multiplier: Double
   /// The longest delay between attempts, and the longest server-requested delay honoured;
   /// below zero counts as zero.
@@ -141,7 +141,9 @@ public struct RetryPolicy: Sendable {
   /// removing `jitter × randomFraction` of it.
   func backoff(afterAttempt attempt: Int, randomFraction: Double) -> Duration {
     let maxDelay = max(self.maxDelay, .zero)
-    let growth = pow(max(multiplier, 1), Double(max(attempt, 1) - 1))
+    // `max` passes NaN through, and a NaN growth would read as past any cap.
+    let multiplier = multiplier.isNaN ? 1 : max(multiplier, 1)
+    let growth = pow(multiplier, Double(max(attempt, 1) - 1))
     let uncapped = initialDelay.timeInterval * growth
     // Compare as Double first: `Duration * Double` traps when the product overflows.
     let capped =

@@ -23,8 +23,8 @@ enum ServerRetryDelay {
   }
 
   /// A `Retry-After` value: whole seconds (at most ``longest``, however many digits), or an
-  /// HTTP date (IMF-fixdate) from which the time left is counted (zero once past). Nil when it
-  /// is neither.
+  /// HTTP date in any of the three forms HTTP defines (see ``httpDate(_:now:)``), from which
+  /// the time left is counted (zero once past). Nil when it is neither.
   static func retryAfter(_ value: String, now: Date) -> Duration? {
     let value = value.trimmingCharacters(in: .whitespaces)
     if let seconds = Int(value) {
@@ -36,8 +36,23 @@ enum ServerRetryDelay {
     {
       return longest
     }
-    guard let date = httpDateFormatter().date(from: value) else { return nil }
+    guard let date = httpDate(value, now: now) else { return nil }
     return seconds(max(date.timeIntervalSince(now), 0))
+  }
+
+  /// An HTTP date, in any of the three forms a recipient must accept (RFC 9110, section
+  /// 5.6.7): IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete RFC 850 form
+  /// (`Sunday, 06-Nov-94 08:49:37 GMT`, whose two-digit year is the one within 50 years of
+  /// `now`) and C's asctime form (`Sun Nov  6 08:49:37 1994`, in GMT). Nil for anything else.
+  static func httpDate(_ value: String, now: Date) -> Date? {
+    // asctime pads a one-digit day with a space: runs of spaces read as one.
+    let words = value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+    for format in [
+      "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
+    ] {
+      if let date = httpDateFormatter(format, now: now).date(from: words) { return date }
+    }
+    return nil
   }
 
   /// The `backoff` field of a JSON object body, in seconds; nil when there is none.
@@ -58,13 +73,16 @@ enum ServerRetryDelay {
     let backoff: Double?
   }
 
-  /// Reads IMF-fixdate, e.g. `Wed, 21 Oct 2015 07:28:00 GMT`. A new one per date: dates are
-  /// rare (one per failed attempt at most), and a formatter is not `Sendable`.
-  private static func httpDateFormatter() -> DateFormatter {
+  /// Reads one form of HTTP date, in English and GMT; a two-digit year is the one from 50
+  /// years before `now` on. A new one per date: dates are rare (one per failed attempt at
+  /// most), and a formatter is not `Sendable`.
+  private static func httpDateFormatter(_ format: String, now: Date) -> DateFormatter {
     let formatter = DateFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
     formatter.timeZone = TimeZone(identifier: "GMT")
-    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+    formatter.dateFormat = format
+    formatter.twoDigitStartDate = Calendar(identifier: .gregorian).date(
+      byAdding: .year, value: -50, to: now)
     return formatter
   }
 }

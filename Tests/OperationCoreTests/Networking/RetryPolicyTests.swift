@@ -57,6 +57,11 @@ import Testing
     #expect(delay == .seconds(Int64.max))
     #expect(delay.timeInterval > 9e18)
     #expect((Duration.seconds(Int64.max) + .seconds(1)).timeInterval > 9e18)
+    // A NaN multiplier counts as 1, as values below 1 do: it jumped to `maxDelay` until the
+    // thirteenth session.
+    let flat = RetryPolicy.exponential(
+      initialDelay: .seconds(1), multiplier: .nan, maxDelay: .seconds(60), jitter: 0)
+    #expect(flat.backoff(afterAttempt: 3, randomFraction: 0) == .seconds(1))
   }
 
   @Test func randomJitterStaysWithinItsBounds() {
@@ -128,6 +133,25 @@ import Testing
     #expect(ServerRetryDelay.retryAfter("Wed, 21 Oct 2015 07:20:00 GMT", now: now) == .zero)
     #expect(ServerRetryDelay.retryAfter("-3", now: now) == nil)
     #expect(ServerRetryDelay.retryAfter("soon", now: now) == nil)
+  }
+
+  /// HTTP has three date forms, and a recipient must accept each (RFC 9110, 5.6.7). Until the
+  /// thirteenth session only the first was read: a date in the other two was ignored, and the
+  /// request retried sooner than the server asked.
+  @Test func retryAfterReadsEveryHTTPDateForm() {
+    let now = Date(timeIntervalSince1970: 1_445_412_400)  // Wed, 21 Oct 2015 07:26:40 GMT
+    #expect(ServerRetryDelay.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT", now: now) == .seconds(80))
+    #expect(
+      ServerRetryDelay.retryAfter("Wednesday, 21-Oct-15 07:28:00 GMT", now: now) == .seconds(80))
+    #expect(ServerRetryDelay.retryAfter("Wed Oct 21 07:28:00 2015", now: now) == .seconds(80))
+    // asctime pads a one-digit day with a space.
+    #expect(
+      ServerRetryDelay.retryAfter("Fri Nov  6 07:26:40 2015", now: now) == .seconds(16 * 86_400))
+    // A two-digit year more than 50 years ahead is the past one with the same digits.
+    #expect(ServerRetryDelay.retryAfter("Tuesday, 21-Oct-80 07:28:00 GMT", now: now) == .zero)
+    #expect(
+      ServerRetryDelay.retryAfter("Saturday, 21-Oct-45 07:28:00 GMT", now: now)
+        == .seconds(946_771_280))
   }
 
   @Test func backoffIsReadFromAJSONBody() {

@@ -125,4 +125,16 @@ import Testing
     #expect(longest.description.hasSuffix("for another 9223372036854775807 s"))
     #expect(justUnder.description.hasSuffix("for another 9223372036854775807 s"))
   }
+
+  /// The public initializer takes any duration: past `Int64.max` seconds (where
+  /// `Duration.components` traps) the description says `Int64.max` seconds, and a backoff
+  /// already over says 0. The first trapped until the thirteenth session.
+  @Test func descriptionOfAnyDurationDoesNotTrap() {
+    for beyond in [Duration.seconds(Int64.max) + .seconds(1), .seconds(Int64.max) * 4] {
+      let error = BackoffError(site: "superuser", retryAfter: beyond)
+      #expect(error.description.hasSuffix("for another 9223372036854775807 s"))
+    }
+    let over = BackoffError(site: "superuser", retryAfter: .seconds(-3))
+    #expect(over.description.hasSuffix("for another 0 s"))
+  }
 }
