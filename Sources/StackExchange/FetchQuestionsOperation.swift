@@ -8,20 +8,24 @@ import OperationCore
 /// Fetches one page of `/questions`: a ``NetworkingOperation`` that decodes a ``QuestionsPage``
 /// and reads a failing status's body as a ``StackExchangeAPIError``.
 ///
-/// Its coalescing key is the request URL, so while one is pending or executing, an identical
-/// query on the same base URL joins it instead of sending a second request.
+/// While one is pending or executing, an identical query joins it instead of sending a second
+/// request: the same URL, session, decoder and time limit (its ``QuestionsRequestKey``).
 final class FetchQuestionsOperation: NetworkingOperation<QuestionsPage>, @unchecked Sendable {
   // Adds no state: everything mutable lives in NetworkingOperation's lock.
 
-  /// Creates the operation for `query` against `baseURL`.
+  /// Creates the operation for `query` against `baseURL`, limited to `timeout` once started.
   ///
   /// - Throws: ``QueryError`` when the query or the base URL is invalid; nothing is sent.
   init(
-    query: QuestionsQuery, baseURL: URL, session: URLSession, decoder: JSONDecoder
+    query: QuestionsQuery, baseURL: URL, session: URLSession, decoder: JSONDecoder,
+    timeout: Duration?
   ) throws(QueryError) {
     let url = try query.url(baseURL: baseURL)
     super.init(
       request: URLRequest(url: url), session: session, decoder: decoder,
-      serverErrorType: StackExchangeAPIError.self, coalescingKey: url)
+      serverErrorType: StackExchangeAPIError.self,
+      coalescingKey: QuestionsRequestKey(
+        url: url, session: session, decoder: decoder, timeout: timeout))
+    self.timeout = timeout
   }
 }

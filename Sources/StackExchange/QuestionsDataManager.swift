@@ -18,7 +18,10 @@ import OperationCore
 /// **Coalescing.** Each call becomes a `/questions` request on the injected
 /// `OperationQueueManager`. While one request is pending or executing, identical queries (the
 /// same request URL) join it, whichever API they come through: N concurrent callers, async and
-/// completion-handler mixed, cause one HTTP request and all receive its result.
+/// completion-handler mixed, cause one HTTP request and all receive its result. Data managers
+/// sharing an `OperationQueueManager` share requests only if they also share the session, the
+/// decoder and the request timeout: a call never joins a request limited, sent or decoded
+/// differently from its own.
 ///
 /// **Errors.** A call fails with ``QueryError`` when the query or the base URL is invalid,
 /// ``BackoffError`` during a backoff (below), `NetworkingError` when the exchange fails
@@ -122,9 +125,9 @@ public final class QuestionsDataManager: Sendable {
   /// - Throws: ``QueryError`` or ``BackoffError``.
   func makeOperation(for query: QuestionsQuery) throws -> FetchQuestionsOperation {
     let operation = try FetchQuestionsOperation(
-      query: query, baseURL: baseURL, session: session, decoder: decoder)
+      query: query, baseURL: baseURL, session: session, decoder: decoder,
+      timeout: requestTimeout)
     try backoffGate.checkCall(site: query.site)
-    operation.timeout = requestTimeout
     return operation
   }
 

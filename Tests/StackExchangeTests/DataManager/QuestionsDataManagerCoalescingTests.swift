@@ -1,5 +1,6 @@
 import AsyncBridge
 import FixtureServer
+import Foundation
 import OperationCore
 import Testing
 
@@ -31,6 +32,36 @@ import Testing
     #expect(harness.questionRequests == 1)
     #expect(pages.count == callers)
     #expect(Set(pages.map(\.quotaRemaining)) == [299])
+  }
+
+  /// Data managers on one queue manager share a request only when they would have sent it
+  /// alike: the same session, decoder and request timeout. Until the thirteenth session the URL
+  /// alone was the key, so a call joined another data manager's request and got that one's time
+  /// limit (an independent probe: a 1 s data manager's call returned after 2.9 s, and a 30 s
+  /// one's failed after 1 s).
+  @Test func dataManagersShareARequestOnlyWithTheSameSettings() async throws {
+    let harness = try DataManagerHarness(fixture: StackExchangeFixture())
+    let first = harness.dataManager
+    func dataManager(decoder: JSONDecoder, timeout: Duration) -> QuestionsDataManager {
+      QuestionsDataManager(
+        manager: harness.manager, baseURL: harness.server.baseURL, session: testSession,
+        decoder: decoder, requestTimeout: timeout)
+    }
+    let alike = dataManager(decoder: first.decoder, timeout: .seconds(60))
+    let shorterLimit = dataManager(decoder: first.decoder, timeout: .seconds(30))
+    let otherDecoder = dataManager(decoder: JSONDecoder(), timeout: .seconds(60))
+    let events = harness.manager.makeEvents()
+    harness.manager.isSuspended = true
+
+    let tasks = [first, alike, shorterLimit, otherDecoder].map { dataManager in
+      Task { await asyncResult(dataManager, stackOverflow) }
+    }
+    let linedUp = await registrations(tasks.count, on: events)
+    harness.manager.isSuspended = false
+
+    #expect(linedUp)
+    for task in tasks { #expect(page(of: await task.value)?.items.count == 5) }
+    #expect(harness.questionRequests == 3)
   }
 
   @Test func differentQueriesDoNotShareARequest() async throws {
