@@ -74,7 +74,9 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// How long the operation may execute before it is cancelled and its waiters receive
   /// ``OperationTimeoutError``; nil (the default) for no limit. Counted from the moment the
-  /// queue starts the operation; set it before enqueueing.
+  /// queue starts the operation; set it before enqueueing. An operation that joins identical
+  /// work in flight is dropped with its timeout: the work keeps the first operation's. For one
+  /// caller's own limit, pass a `timeout` to the call that awaits it.
   public var timeout: Duration? {
     get { state.withLock { $0.timeout } }
     set { state.withLock { $0.timeout = newValue } }
