@@ -125,6 +125,8 @@ enum ForeignStart {
       } else {
         operation.cancel()
         if operation.isReady, !operation.isFinished, !operation.isExecuting { operation.start() }
+        // Finished before its dependencies, it must not be where they look once it is released.
+        if operation.isFinished { operation.detachFromUnfinishedDependencies() }
       }
     }
     entries.withLock { entries in

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// The base class for asynchronous operations that produce a typed result exactly once.
 ///
@@ -32,6 +33,8 @@ import Foundation
 open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unchecked Sendable {
   // State lives in `state`, guarded by its lock.
   private let state = Locked(OperationStateMachine())
+  /// Whether a dependency was ever added: only then is there any to detach at the finish.
+  private let gainedDependency = Atomic(false)
 
   /// The key identical requests share, namespaced by this operation's class and value type;
   /// nil when the operation never coalesces.
@@ -56,6 +59,12 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// Always true: the work ends when the subclass calls `finish`, not when `main()` returns.
   open override var isAsynchronous: Bool { true }
+
+  /// Adds a dependency, as `Operation` does.
+  open override func addDependency(_ operation: Operation) {
+    gainedDependency.store(true, ordering: .relaxed)
+    super.addDependency(operation)
+  }
 
   /// True from the moment the queue starts the operation until it finishes.
   open override var isExecuting: Bool { state.withLock { $0.isExecuting } }
@@ -393,6 +402,9 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       // finish (Operation.swift, observeValue): skip the notification it would ignore.
       didChangeValue(forKey: "isFinished")
     #endif
+    // Finished before a dependency (cancelled while waiting for it, say): once released, this
+    // operation must not be where that dependency looks when it finishes.
+    if gainedDependency.load(ordering: .relaxed) { detachFromUnfinishedDependencies() }
     observer?.operationDidFinish(self)
   }
 
