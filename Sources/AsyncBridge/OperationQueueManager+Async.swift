@@ -128,7 +128,9 @@ extension OperationQueueManager {
         join(
           CoalescingKey(for: AsyncOperation<Value>.self, base: key),
           as: ConcurrentOperation<Value, any Error>.self, waiter: waiter, priority: priority)
-        ?? admit(AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority)
+        ?? admit(
+          AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority,
+          droppedFollows: false)
       return (admission.operation, admission.waiterID)
     }
   }
@@ -157,9 +159,14 @@ extension OperationQueueManager {
   ) -> SuspensionPoint {
     var request = Optional(consume operation)
     return AwaitedWaiter.register(timeout: timeout) { waiter in
-      guard let operation = request.take() else { preconditionFailure("registered twice") }
+      guard var operation = request.take() else { preconditionFailure("registered twice") }
       let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
-      let admission = admit(operation, waiter: waiter, priority: priority)
+      // Held by nobody else, a dropped request can be released; otherwise someone may depend
+      // on it or wait for it, and it follows the work it joined. (Apple platforms' `Operation`
+      // is an Objective-C object, never known to be unique: there it always follows.)
+      let heldElsewhere = !isKnownUniquelyReferenced(&operation)
+      let admission = admit(
+        operation, waiter: waiter, priority: priority, droppedFollows: heldElsewhere)
       return (admission.operation, admission.waiterID)
     }
   }

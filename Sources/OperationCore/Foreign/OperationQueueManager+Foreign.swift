@@ -150,7 +150,8 @@ extension OperationQueueManager {
       return joined
     }
     let host = ForeignOperationHost<Output>(running: operation, key: base) { read(operation) }
-    let admission = admit(host, waiter: waiter, priority: priority)
+    // Nobody but the manager holds a stand-in: a dropped one is released.
+    let admission = admit(host, waiter: waiter, priority: priority, droppedFollows: false)
     guard admission.operation === host else { return dropped(operation, joining: admission) }
     host.watchForeign()
     return .waiting(host, waiterID: admission.waiterID)

@@ -40,7 +40,7 @@ extension OperationQueueManager {
     completion: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) -> ConcurrentOperation<Value, Failure> {
     let waiter = operation.makeWaiter(callbackQueue: callbackQueue, untypedResult: completion)
-    return admit(operation, waiter: waiter, priority: priority).operation
+    return admit(operation, waiter: waiter, priority: priority, droppedFollows: true).operation
   }
 
   /// Enqueues `operation`, or joins an identical one in flight, and calls `completion` once
@@ -65,7 +65,7 @@ extension OperationQueueManager {
     completion: @escaping @Sendable (Result<Value, Failure>) -> Void
   ) -> ConcurrentOperation<Value, Failure> {
     let waiter = operation.makeWaiter(callbackQueue: callbackQueue, typedResult: completion)
-    return admit(operation, waiter: waiter, priority: priority).operation
+    return admit(operation, waiter: waiter, priority: priority, droppedFollows: true).operation
   }
 
   /// Enqueues `operation`, or joins an identical one in flight, without waiting for it.
@@ -76,7 +76,7 @@ extension OperationQueueManager {
     _ operation: ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil
   ) -> ConcurrentOperation<Value, Failure> {
-    admit(operation, waiter: nil, priority: priority).operation
+    admit(operation, waiter: nil, priority: priority, droppedFollows: true).operation
   }
 
   /// Joins the open operation of `type` indexed under `key` with `waiter`; nil when nothing
@@ -105,11 +105,17 @@ extension OperationQueueManager {
   /// A waiter whose interest is `untilLeaving` (an awaiting task) may later leave through
   /// `ConcurrentOperation.removeWaiter`; when the last such waiter leaves and nobody else
   /// wants the value, the operation is cancelled.
+  ///
+  /// `droppedFollows`: whether `operation`, if it joins work in flight, follows that work
+  /// (``ConcurrentOperation/follow(_:)``) because someone else may still hold it (to depend on
+  /// it, or wait for it); false only for an operation the caller handed over and nobody else
+  /// holds, which is then simply released.
   @usableFromInline
   package func admit<Value, Failure>(
     _ operation: ConcurrentOperation<Value, Failure>,
     waiter: OperationWaiter?,
-    priority: Operation.QueuePriority?
+    priority: Operation.QueuePriority?,
+    droppedFollows: Bool
   ) -> Admission<Value, Failure> {
     let generation = cancelAllGeneration.load(ordering: .sequentiallyConsistent)
     guard let key = operation.coalescingKey else {
@@ -145,6 +151,8 @@ extension OperationQueueManager {
     // keeps an unretained pointer to it and dereferences it on finishing, which crashes once
     // the caller releases it (a coalesced `ChainedOperation`, say): detach it.
     for dependency in operation.dependencies { operation.removeDependency(dependency) }
+    // One a manager claimed before (enqueued again) finishes through its own queue.
+    if droppedFollows, !operation.isClaimed { operation.follow(joined.operation) }
     if let priority { joined.operation.raisePriority(to: priority) }
     return joined
   }

@@ -67,19 +67,14 @@ open class ChainedOperation<Input: Sendable, Value: Sendable, Failure: Error>:
   /// told apart from one nobody enqueued, and Foundation traps when an operation is added to a
   /// second queue: enqueue upstream work through a manager (this one or another).
   package override func willEnqueue(on manager: OperationQueueManager) {
-    guard let dropped = upstream.withLock({ $0 }), !dropped.isClaimed else { return }
-    let working = manager.enqueue(dropped)
-    guard working !== dropped else { return }
+    guard let upstream = upstream.withLock({ $0 }), !upstream.isClaimed else { return }
+    // An upstream that joins work in flight follows it (it takes that work's outcome, then
+    // finishes) and stays a dependency: corelibs keeps counting a removed dependency that has
+    // not finished.
+    let working = manager.enqueue(upstream)
+    guard working !== upstream else { return }
     // Not in a queue yet, so nothing reads the upstream meanwhile.
-    upstream.withLock { $0 = working }
-    // The dropped upstream stays a dependency (corelibs keeps counting a removed dependency
-    // that has not finished), and finishes with the work it joined: it takes that work's
-    // outcome, then is started (it is in no queue), which reports it finished without running.
-    let follower = OperationWaiter(interest: .untilSettled, callbackQueue: nil) { outcome in
-      dropped.settle(erased: outcome)
-      dropped.start()
-    }
-    working.addWaiter(follower)
+    self.upstream.withLock { $0 = working }
   }
 
   /// Does the work with the upstream value. Override it and call `finish`, as with `main()`.

@@ -297,6 +297,43 @@ struct OperationStateMachine {
     }
   }
 
+  /// The work this dropped operation follows settled with `outcome`: the operation takes it
+  /// and is finished in the same step, so a request for it from now on gets that outcome at
+  /// once. Unless a manager claimed it since (it was enqueued again): its queue runs it then,
+  /// for an outcome of its own. One settled already (cancelled, say) is left to
+  /// ``finishUnclaimed()``.
+  mutating func followedWorkSettled(with outcome: ErasedOutcome) -> Action {
+    guard case .pending(claimed: false) = slot, case .open = delivery else { return .none }
+    let waiters = takeOpen().waiters
+    delivery = .settled(outcome, cancelled: outcome.isCancellation)
+    slot = .finished
+    return .deliver(
+      Delivered(
+        waiters: waiters, outcome: outcome, stopsWork: false, then: .reportFinished,
+        event: record(.finished(outcome.completion), waiterCount: waiters.count)))
+  }
+
+  /// A dropped operation that took the outcome of the work it followed finishes as `start()`
+  /// would finish it, unless a manager claimed it since: its queue will start it then, and only
+  /// the queue may. True when it should be reported finished now.
+  mutating func finishUnclaimed() -> Bool {
+    guard case .pending(claimed: false) = slot else { return false }
+    switch delivery {
+    case .settled:
+      slot = .finished
+      return true
+    case .deliveringBeforeStart:
+      // Reported finished when that delivery ends.
+      slot = .startedDuringDelivery
+      return false
+    case .open:
+      // Not settled: nothing to finish with.
+      return false
+    case .modifying:
+      preconditionFailure("finished while modifying")
+    }
+  }
+
   /// The work ended (the subclass called `finish`). A second call only releases the slot of
   /// an operation that stayed executing after its cancellation.
   mutating func finish(with outcome: ErasedOutcome) -> Action {

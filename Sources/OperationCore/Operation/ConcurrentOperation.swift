@@ -239,6 +239,21 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     }
   }
 
+  /// This operation joined `work` in flight and never runs, but someone may still depend on it
+  /// or wait for it: when the work settles it takes the work's outcome and finishes (it is in
+  /// no queue), unless a manager claimed it since (it was enqueued again, and runs). One that
+  /// settled meanwhile (cancelled) finishes with its own outcome. It follows the work without
+  /// being one of its callers: it neither keeps it from being cancelled nor counts as one of
+  /// its waiters.
+  package final func follow(_ work: ConcurrentOperation<Value, Failure>) {
+    work.addWaiter(
+      OperationWaiter(interest: .following, callbackQueue: nil) { [self] outcome in
+        transition { $0.followedWorkSettled(with: outcome) }
+        let (finished, observer) = state.withLock { ($0.finishUnclaimed(), $0.observer) }
+        if finished { reportFinished(to: observer) }
+      })
+  }
+
   /// Under the manager's lock: joins work that is still open (a nil waiter registers an
   /// interest that never leaves); `.closed` when the operation is cancelled or settled. The
   /// `joined` event's wakes are returned, not run: the caller runs them once the manager's

@@ -20,6 +20,10 @@ package struct OperationWaiter: Sendable {
     /// reaches its deadline). When the last such waiter leaves and no `untilSettled` one ever
     /// came, the operation is cancelled.
     case untilLeaving
+    /// Until the outcome arrives, without wanting it: an operation dropped for the work it
+    /// joined, which finishes with that work. It is no caller: it neither keeps the work from
+    /// being cancelled nor counts among its waiters.
+    case following
   }
 
   /// How long this waiter wants the outcome.
@@ -36,6 +40,14 @@ package struct OperationWaiter: Sendable {
     self.interest = interest
     self.callbackQueue = callbackQueue
     self.deliver = deliver
+  }
+
+  /// Whether the waiter is a caller, one that wants the outcome.
+  var isCaller: Bool {
+    switch interest {
+    case .untilSettled, .untilLeaving: true
+    case .following: false
+    }
   }
 
   /// Hands `outcome` to the waiter. Call it outside any lock.

@@ -21,15 +21,16 @@ struct WaiterList: Sendable {
   private var others: [Entry] = []
   private var holes = 0
 
-  /// How many waiters are in the list.
+  /// How many callers are in the list: its waiters but those only ``Waiter/Interest/following``
+  /// the work, which never leave.
   private(set) var count = 0
 
-  /// Whether the list is empty.
+  /// Whether no caller is in the list.
   var isEmpty: Bool { count == 0 }
 
   /// Adds a waiter at the end. `id` must be greater than every identity added before.
   mutating func append(_ waiter: Waiter, id: Waiter.ID) {
-    count += 1
+    if waiter.isCaller { count += 1 }
     if first == nil && others.isEmpty {
       first = Entry(id: id, waiter: waiter)
     } else {
@@ -41,12 +42,12 @@ struct WaiterList: Sendable {
   mutating func remove(id: Waiter.ID) -> Waiter? {
     if let first, first.id == id {
       self.first = nil
-      count -= 1
+      if first.waiter?.isCaller == true { count -= 1 }
       return first.waiter
     }
     guard let index = index(of: id), let waiter = others[index].waiter else { return nil }
     others[index].waiter = nil
-    count -= 1
+    if waiter.isCaller { count -= 1 }
     holes += 1
     if holes * 2 > others.count {
       others.removeAll { $0.waiter == nil }

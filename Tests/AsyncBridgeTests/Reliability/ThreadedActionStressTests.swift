@@ -21,11 +21,18 @@ final class StressLedger: Sendable {
     var values: [ObjectIdentifier: Int] = [:]
     /// Every operation an enqueue returned: the ones that went into the queue.
     var admitted: [ObjectIdentifier: ManualOperation] = [:]
-    /// Per waiter: how many times its completion ran, the value it received, and the value of
-    /// the operation it waits on.
+    /// Every operation handed to `enqueue`, at least once.
+    var enqueued: Set<ObjectIdentifier> = []
+    /// The work each operation joined the first time it was enqueued, and follows: it settles
+    /// with that work's outcome unless it was finished (or cancelled) first. (Enqueued again,
+    /// an operation its manager had claimed finishes through its queue, and one that followed
+    /// has its outcome already.)
+    var followed: [ObjectIdentifier: ObjectIdentifier] = [:]
+    /// Per waiter: how many times its completion ran, the value it received, and the
+    /// operation it waits on.
     var deliveries: [Int] = []
     var receivedValues: [Int?] = []
-    var expectedValues: [Int?] = []
+    var waitedOn: [ObjectIdentifier?] = []
   }
 
   private let state = Locked(State())
@@ -74,19 +81,25 @@ final class StressLedger: Sendable {
     state.withLock { state in
       state.deliveries.append(0)
       state.receivedValues.append(nil)
-      state.expectedValues.append(nil)
+      state.waitedOn.append(nil)
       return state.deliveries.count - 1
     }
   }
 
   func waiter(_ waiter: Int, waitsOn operation: ConcurrentOperation<Int, any Error>) {
-    guard let operation = operation as? ManualOperation else { return }
-    state.withLock { $0.expectedValues[waiter] = $0.values[ObjectIdentifier(operation)] }
+    state.withLock { $0.waitedOn[waiter] = ObjectIdentifier(operation) }
   }
 
-  func enqueued(_ operation: ConcurrentOperation<Int, any Error>) {
-    guard let operation = operation as? ManualOperation else { return }
-    state.withLock { $0.admitted[ObjectIdentifier(operation)] = operation }
+  /// `operation` was enqueued, and `admitted` does its work: itself, or the work it joined.
+  func enqueued(_ operation: ManualOperation, as admitted: ConcurrentOperation<Int, any Error>) {
+    guard let admitted = admitted as? ManualOperation else { return }
+    state.withLock { state in
+      state.admitted[ObjectIdentifier(admitted)] = admitted
+      let first = state.enqueued.insert(ObjectIdentifier(operation)).inserted
+      if first, admitted !== operation {
+        state.followed[ObjectIdentifier(operation)] = ObjectIdentifier(admitted)
+      }
+    }
   }
 
   func deliver(_ result: Result<Int, any Error>, to waiter: Int) {
@@ -101,15 +114,17 @@ final class StressLedger: Sendable {
   var deliveries: [Int] { state.withLock { $0.deliveries } }
   var totalDeliveries: Int { state.withLock { $0.deliveries.reduce(0, +) } }
 
-  /// Waiters that received a value other than their operation's.
+  /// Waiters that received a value other than their operation's (or, for a dropped operation,
+  /// the value of the work it followed).
   var wrongValues: [String] {
     state.withLock { state in
       state.receivedValues.indices.compactMap { waiter in
-        guard let received = state.receivedValues[waiter],
-          received != state.expectedValues[waiter]
-        else { return nil }
-        return
-          "waiter \(waiter) got \(received), expected \(String(describing: state.expectedValues[waiter]))"
+        guard let received = state.receivedValues[waiter] else { return nil }
+        let operation = state.waitedOn[waiter]
+        let expected = [operation, operation.flatMap { state.followed[$0] }]
+          .compactMap { $0.flatMap { state.values[$0] } }
+        guard !expected.contains(received) else { return nil }
+        return "waiter \(waiter) got \(received), expected one of \(expected)"
       }
     }
   }
@@ -303,6 +318,6 @@ final class StressLedger: Sendable {
       ledger.deliver($0, to: waiter)
     }
     ledger.waiter(waiter, waitsOn: admitted)
-    ledger.enqueued(admitted)
+    ledger.enqueued(operation, as: admitted)
   }
 }

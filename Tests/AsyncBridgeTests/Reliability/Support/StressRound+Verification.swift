@@ -108,7 +108,7 @@ extension StressRound {
     }
 
     // Per operation: added to a queue at most once, run at most once and only by its queue,
-    // and finished only if its queue started it.
+    // and finished only if its queue started it or it follows work it joined.
     var outcomes: [StressOutcome?] = Array(repeating: nil, count: operations.count)
     var totalJoined = 0
     for operation in operations {
@@ -125,9 +125,15 @@ extension StressRound {
         problems.append("\(name): \(counts.stalled) stalled events, \(counts.started) started")
       }
       guard counts.enqueued == 1 else {
-        // Never added to a queue (it joined other work, or its task was cancelled first).
-        if operation.isFinished { problems.append("\(name) never enqueued, reports finished") }
-        if probe.startedByQueue || probe.mainCalls > 0 {
+        // Never added to a queue: it joined other work (and, held by the round, follows it,
+        // finishing with that work's outcome), or its task was cancelled first.
+        if let result = operation.result, StressOutcome(result).serial == operation.serial {
+          problems.append("\(name) never enqueued, but finished with its own value")
+        }
+        if probe.mainCalls > 0 { problems.append("\(name) never enqueued, but main() ran") }
+        // Reporting the finish of one that followed reads its state on the settling thread,
+        // which may be a queue's: only one that has not finished must show no queue's touch.
+        if probe.startedByQueue, !operation.isFinished {
           problems.append("\(name) never enqueued, but started")
         }
         if counts.joined + counts.started + counts.finished.count > 0 {
@@ -296,8 +302,12 @@ extension StressRound {
       problems.append("\(label) was called \(results.count) times")
       return
     }
-    guard let working = handler.workingSerial, let outcome = outcomes[working] else {
-      problems.append("\(label) waits on an operation that was never enqueued")
+    // Work that was never enqueued itself: an operation that joined other work, followed it
+    // and finished with its outcome, then was enqueued again (by this handler's request).
+    guard let working = handler.workingSerial,
+      let outcome = outcomes[working] ?? operations[working].result.map(StressOutcome.init)
+    else {
+      problems.append("\(label) waits on an operation that was never enqueued nor finished")
       return
     }
     let own = operations[handler.ownSerial]
