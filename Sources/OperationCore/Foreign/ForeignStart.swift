@@ -98,6 +98,16 @@ enum ForeignStart {
     }
   }
 
+  /// Finishes `operation` without running it, as its queue would once it is cancelled: cancels
+  /// it and, if it can be, starts it (a cancelled operation finishes once started). Finished
+  /// before its dependencies, it is then detached from them, so that it may be released first.
+  static func finishUnrun(_ operation: Operation) {
+    guard !operation.isFinished, !operation.isExecuting else { return }
+    operation.cancel()
+    if operation.isReady, !operation.isFinished, !operation.isExecuting { operation.start() }
+    if operation.isFinished { operation.detachFromUnfinishedDependencies() }
+  }
+
   /// `host` finished. If it still owns `operation` it lets it go. An operation it never started
   /// (the host was cancelled while pending, or the operation was not ready) is started for
   /// another host that still waits for it, if one does and it is ready; otherwise it is
@@ -123,10 +133,7 @@ enum ForeignStart {
         // Its run is the waiting host's, whose watch settles it when it finishes.
         operation.start()
       } else {
-        operation.cancel()
-        if operation.isReady, !operation.isFinished, !operation.isExecuting { operation.start() }
-        // Finished before its dependencies, it must not be where they look once it is released.
-        if operation.isFinished { operation.detachFromUnfinishedDependencies() }
+        finishUnrun(operation)
       }
     }
     entries.withLock { entries in

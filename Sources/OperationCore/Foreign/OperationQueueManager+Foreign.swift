@@ -176,14 +176,21 @@ extension OperationQueueManager {
     return .waiting(owner, waiterID: id)
   }
 
-  /// `operation` joined work in flight and never runs: like a dropped ``ConcurrentOperation``,
-  /// it is detached from its dependencies, whose unretained pointers to it would crash
-  /// corelibs once it is released.
+  /// `operation` joined other work in flight and never runs: like a dropped
+  /// ``ConcurrentOperation``, it is detached from its dependencies, whose unretained pointers
+  /// to it would crash corelibs once it is released, and it follows the work it joined. When
+  /// that work ends it is cancelled and started (it is in no queue), so it finishes without
+  /// running and whatever depends on it or waits for it goes on; unless a stand-in runs it by
+  /// then (it was requested again).
   private func dropped<Foreign: Operation, Output: Sendable>(
     _ operation: Foreign, joining joined: Admission<Output, any Error>
   ) -> ForeignAdmission<Output> {
     if (joined.operation as? ForeignOperationHost<Output>)?.foreign !== operation {
       for dependency in operation.dependencies { operation.removeDependency(dependency) }
+      joined.operation.addWaiter(
+        OperationWaiter(interest: .following, callbackQueue: nil) { _ in
+          if ForeignStart.owner(of: operation) == nil { ForeignStart.finishUnrun(operation) }
+        })
     }
     return .waiting(joined.operation, waiterID: joined.waiterID)
   }

@@ -62,6 +62,35 @@ import Testing
     #expect(joiner.mainCallCount == 0)
   }
 
+  /// A legacy operation that joins other work under a `coalescingKey` never runs either: when
+  /// that work ends it is cancelled and started, so it finishes without running and its
+  /// dependents run.
+  @Test func aLegacyRequestThatJoinedWorkFinishesUnrunOnceThatWorkEnds() async {
+    let manager = OperationQueueManager(name: "edges.dropped.legacy")
+    let events = EventLog(manager)
+    let ran = Recorder<Int>()
+    let release = Gate()
+    let working = BlockOperation {
+      _ = release.block()
+      ran.record(1)
+    }
+    let first = Task { try await manager.perform(working, coalescingKey: "legacy") }
+    #expect(await events.wait { $0.kind == .started })
+    let joiner = BlockOperation { ran.record(2) }
+    let parsed = Gate()
+    let parse = BlockOperation { parsed.open() }
+    parse.addDependency(joiner)
+    OperationQueue().addOperation(parse)
+    let second = Task { try await manager.perform(joiner, coalescingKey: "legacy") }
+    #expect(await events.wait { $0.kind == .joined })
+    release.open()
+    await expectSuccess(of: first)
+    await expectSuccess(of: second)
+    #expect(await parsed.wait())
+    #expect(joiner.isFinished && joiner.isCancelled)
+    #expect(ran.values == [1])
+  }
+
   /// Following is not wanting: the work is still cancelled when its last caller leaves, and
   /// the dropped request finishes cancelled, so its dependents run.
   @Test func aDroppedRequestNeverKeepsTheWorkItJoinedFromBeingCancelled() async {
