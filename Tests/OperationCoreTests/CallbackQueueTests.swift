@@ -48,6 +48,47 @@ import Testing
     #expect(observations.values == [true, true])
   }
 
+  /// A handler waiting in an operation queue is called even if that queue's operations are
+  /// cancelled: by that queue's `cancelAllOperations()`, or by the manager's own when its queue
+  /// is the callback queue. Until the thirteenth session it was a cancellable block operation,
+  /// and the handler was never called (an independent probe: 10 of 10).
+  @Test func aHandlerOnAnOperationQueueSurvivesThatQueuesCancelAll() async {
+    let manager = OperationQueueManager(name: "callbacks.cancelAll")
+    let callbackQueue = OperationQueue()
+    callbackQueue.isSuspended = true
+    let handled = Recorder<Int?>()
+    let operation = ManualOperation(ending: .returning(3))
+    manager.enqueue(operation, callbackQueue: .operation(callbackQueue)) {
+      handled.record($0.value)
+    }
+    // The handler's operation waits in the suspended queue when everything there is cancelled.
+    #expect(await eventually { callbackQueue.operationCount == 1 })
+    callbackQueue.cancelAllOperations()
+    callbackQueue.isSuspended = false
+    #expect(await handled.wait(forCount: 1))
+    #expect(handled.values == [3])
+  }
+
+  @Test func aHandlerOnItsManagersOwnQueueSurvivesTheManagersCancelAll() async {
+    let manager = OperationQueueManager(name: "callbacks.ownQueue", maxConcurrentOperationCount: 1)
+    let handled = Recorder<Int?>()
+    let operation = ManualOperation()
+    manager.enqueue(operation, callbackQueue: .operation(manager.queue)) {
+      handled.record($0.value)
+    }
+    #expect(await operation.started.wait())
+    let blocker = ManualOperation()
+    manager.enqueue(blocker)
+    operation.release(3)
+    // The handler's operation waits behind the blocker, which holds the only slot.
+    #expect(await blocker.started.wait())
+    #expect(await eventually { manager.queue.operationCount == 2 })
+    manager.cancelAllOperations()
+    #expect(await handled.wait(forCount: 1))
+    #expect(handled.values == [3])
+    #expect(await becomesIdle(manager))
+  }
+
   @Test func nilCallbackQueueRunsOnTheSettlingThread() async throws {
     let manager = OperationQueueManager(name: "callbacks.nil")
     let settler = TaggedQueue("callbacks.nil.settler")

@@ -9,7 +9,8 @@ import Foundation
 public enum CallbackQueue: Sendable {
   /// Call the waiter asynchronously on a dispatch queue.
   case dispatch(DispatchQueue)
-  /// Call the waiter in a block operation added to an operation queue.
+  /// Call the waiter in an operation added to an operation queue. That operation ignores
+  /// `cancel()`, so cancelling the queue's operations never loses a callback.
   case operation(OperationQueue)
 
   /// Runs `body` on this queue, asynchronously.
@@ -18,7 +19,7 @@ public enum CallbackQueue: Sendable {
     case .dispatch(let queue):
       queue.async(execute: body)
     case .operation(let queue):
-      queue.addOperation(body)
+      queue.addOperation(CallbackOperation(body))
     }
   }
 }
