@@ -107,8 +107,12 @@ private final class Subscription: Sendable {
 extension OperationQueueManager {
   /// Starts a stream of the lifecycle events of the operations this manager admits from now
   /// on, each from its `enqueued` event to its terminal `finished` event: a stream never sees
-  /// half a lifecycle. (Operations admitted while nobody subscribes publish nothing, which is
-  /// what makes events free when unused.)
+  /// the tail of a lifecycle that began before it. (Operations admitted while nobody
+  /// subscribes publish nothing, which is what makes events free when unused.)
+  ///
+  /// The stream ends when the manager is released, at once: operations still in flight then
+  /// run on, and their handlers are called, but their later events are not in the stream. To
+  /// see every lifecycle to its end, keep the manager until `waitUntilIdle()` returns.
   ///
   /// - Parameter bufferSize: How many unread events the stream keeps; beyond that the oldest
   ///   are dropped. Defaults to 1,024; below 1 counts as 1.

@@ -118,12 +118,13 @@ final class SuspensionPoint: @unchecked Sendable {
   }
 
   /// Starts the caller's deadline, once its waiter is recorded: a Dispatch timer on a global
-  /// queue, so no thread waits for it. Until it fires it holds this object, and the waiter
-  /// only while the caller still waits.
+  /// queue, so no thread waits for it. The timer holds this object weakly: once the caller has
+  /// its outcome and lets it go, a pending deadline keeps only the timer's own small entry, not
+  /// the caller's registration, however far off it is.
   func arm(deadline: Duration) {
     isArmed = true
     DispatchQueue.global().asyncAfter(deadline: .now() + deadline.timeInterval) {
-      self.leave(.deadline(deadline))
+      [weak self] in self?.leave(.deadline(deadline))
     }
   }
 
