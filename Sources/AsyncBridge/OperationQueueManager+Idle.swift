@@ -1,7 +1,8 @@
 import OperationCore
 
 extension OperationQueueManager {
-  /// Suspends until every operation enqueued through this manager has finished, without
+  /// Suspends until every operation enqueued through this manager has finished and every
+  /// completion handler given to it has returned (on its callback queue too), without
   /// blocking a thread (unlike `OperationQueue.waitUntilAllOperationsAreFinished()`).
   ///
   /// Returns at once if the manager is idle. Operations added to the queue directly, not

@@ -30,6 +30,38 @@ import Testing
     #expect(manager.isIdle)
   }
 
+  /// A handler called on a callback queue may still wait there after its operation finished:
+  /// the manager is not idle until it has returned. Until the thirteenth session
+  /// `waitUntilIdle()` returned first (an independent probe: 50 of 50 rounds).
+  @Test(arguments: [false, true])
+  func aHandlerWaitingOnItsCallbackQueueKeepsTheManagerFromBeingIdle(
+    onAnOperationQueue: Bool
+  ) async throws {
+    let manager = OperationQueueManager(name: "idle.callbackQueue")
+    let dispatchQueue = DispatchQueue(label: "idle.callbackQueue.target")
+    let operationQueue = OperationQueue()
+    dispatchQueue.suspend()
+    operationQueue.isSuspended = true
+    let handled = Recorder<Int?>()
+    manager.enqueue(
+      ManualOperation(ending: .returning(4)),
+      callbackQueue: onAnOperationQueue ? .operation(operationQueue) : .dispatch(dispatchQueue)
+    ) { handled.record(try? $0.get()) }
+    #expect(await eventually { manager.outstandingOperationCount == 0 })
+    #expect(!manager.isIdle)
+    let returned = Gate()
+    let waiter = Task {
+      try await manager.waitUntilIdle()
+      returned.open()
+      return handled.values
+    }
+    #expect(await returned.wait(timeout: .milliseconds(200)) == false)
+    dispatchQueue.resume()
+    operationQueue.isSuspended = false
+    #expect((try? await result(of: waiter)?.get()) == [4])
+    #expect(manager.isIdle)
+  }
+
   /// Waiters are resumed before the queue slot is released: while a completion handler is
   /// still running, the operation is outstanding and the manager is not idle.
   @Test func aCompletionHandlerStillRunningKeepsTheManagerFromBeingIdle() async throws {

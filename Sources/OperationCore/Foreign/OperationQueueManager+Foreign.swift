@@ -41,6 +41,7 @@ extension OperationQueueManager {
         producing, coalescingKey: coalescingKey, priority: priority,
         callbackQueue: callbackQueue, completion: completion)
     }
+    let completion = counted(completion, on: callbackQueue)
     let waiter = OperationWaiter(interest: .untilSettled, callbackQueue: callbackQueue) {
       outcome in completion(Result { try outcome.value(as: Void.self) })
     }
@@ -73,6 +74,7 @@ extension OperationQueueManager {
     callbackQueue: CallbackQueue? = nil,
     completion: @escaping @Sendable (Result<Foreign.Output, any Error>) -> Void
   ) -> Operation {
+    let completion = counted(completion, on: callbackQueue)
     let waiter = OperationWaiter(interest: .untilSettled, callbackQueue: callbackQueue) {
       outcome in completion(Result { try outcome.value(as: Foreign.Output.self) })
     }

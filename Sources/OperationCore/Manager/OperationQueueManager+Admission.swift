@@ -39,7 +39,8 @@ extension OperationQueueManager {
     callbackQueue: CallbackQueue? = nil,
     completion: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) -> ConcurrentOperation<Value, Failure> {
-    let waiter = operation.makeWaiter(callbackQueue: callbackQueue, untypedResult: completion)
+    let waiter = operation.makeWaiter(
+      callbackQueue: callbackQueue, untypedResult: counted(completion, on: callbackQueue))
     return admit(operation, waiter: waiter, priority: priority, droppedFollows: true).operation
   }
 
@@ -64,7 +65,8 @@ extension OperationQueueManager {
     callbackQueue: CallbackQueue? = nil,
     completion: @escaping @Sendable (Result<Value, Failure>) -> Void
   ) -> ConcurrentOperation<Value, Failure> {
-    let waiter = operation.makeWaiter(callbackQueue: callbackQueue, typedResult: completion)
+    let waiter = operation.makeWaiter(
+      callbackQueue: callbackQueue, typedResult: counted(completion, on: callbackQueue))
     return admit(operation, waiter: waiter, priority: priority, droppedFollows: true).operation
   }
 

@@ -11,11 +11,36 @@ extension OperationQueueManager: OperationLifecycleObserver {
 
   func operationDidFinish(_ operation: Operation) {
     guard outstanding.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 else { return }
-    // Idle waiters register under the lock after reading the count, so none is missed. The
-    // count is read again under the lock: work enqueued since it reached zero keeps the
-    // waiters that registered for it, and its own finish releases them.
+    releaseIdleWaitersIfIdle()
+  }
+}
+
+extension OperationQueueManager {
+  /// `completion`, counted among the handlers the manager still owes while its call waits on
+  /// `callbackQueue`: the manager is not idle until it has returned. A handler without a
+  /// callback queue needs no count: it returns before its operation finishes.
+  @usableFromInline
+  package func counted<Outcome>(
+    _ completion: @escaping @Sendable (Outcome) -> Void, on callbackQueue: CallbackQueue?
+  ) -> @Sendable (Outcome) -> Void {
+    guard callbackQueue != nil else { return completion }
+    pendingCallbacks.add(1, ordering: .sequentiallyConsistent)
+    return { [weak self] outcome in
+      completion(outcome)
+      guard let self,
+        pendingCallbacks.subtract(1, ordering: .sequentiallyConsistent).newValue == 0
+      else { return }
+      releaseIdleWaitersIfIdle()
+    }
+  }
+
+  /// Runs the idle waiters if the manager is idle now. Idle waiters register under the lock
+  /// after reading the counts, so none is missed. The counts are read again under the lock:
+  /// work enqueued since they reached zero keeps the waiters that registered for it, and its
+  /// own end releases them.
+  private func releaseIdleWaitersIfIdle() {
     let idleWaiters = state.withLock { state -> [@Sendable () -> Void] in
-      guard outstanding.load(ordering: .sequentiallyConsistent) == 0 else { return [] }
+      guard isIdle else { return [] }
       defer { state.idleWaiters.removeAll() }
       return Array(state.idleWaiters.values)
     }

@@ -28,6 +28,11 @@ public final class OperationQueueManager: @unchecked Sendable {
   /// still register under `state`'s lock; see ``whenIdle(_:)``.
   let outstanding = Atomic<Int>(0)
 
+  /// Completion handlers given with a callback queue that have not returned yet: the manager
+  /// is idle only once they have too. (One without a callback queue returns before its
+  /// operation finishes.)
+  let pendingCallbacks = Atomic<Int>(0)
+
   /// How many ``cancelAllOperations()`` calls have begun. An admission reads it before
   /// claiming an operation and again once the operation is in the queue: if a sweep began in
   /// between, it may have missed the operation, so the admission cancels it itself.
@@ -160,8 +165,12 @@ public final class OperationQueueManager: @unchecked Sendable {
   /// How many operations enqueued through this manager have not finished yet. O(1).
   public var outstandingOperationCount: Int { outstanding.load(ordering: .sequentiallyConsistent) }
 
-  /// Whether every operation enqueued through this manager has finished.
-  public var isIdle: Bool { outstandingOperationCount == 0 }
+  /// Whether every operation enqueued through this manager has finished, and every completion
+  /// handler given to it has returned (one called on a callback queue may still wait there
+  /// after its operation finished).
+  public var isIdle: Bool {
+    outstandingOperationCount == 0 && pendingCallbacks.load(ordering: .sequentiallyConsistent) == 0
+  }
 
   /// If set, an operation executing for longer than this is reported with a `stalled` event,
   /// once: the sign of a subclass that never calls `finish`. Pair it with a ``ConcurrentOperation/timeout``
@@ -202,13 +211,13 @@ public final class OperationQueueManager: @unchecked Sendable {
     inFlightOperation(for: CoalescingKey(for: type, base: key)) as? Work
   }
 
-  /// Calls `body` once every operation enqueued through this manager has finished (at once,
-  /// returning nil, if that is already so). `body` runs on the thread that finished the last
+  /// Calls `body` once the manager is idle (``isIdle``: at once, returning nil, if it is
+  /// already). `body` runs on the thread that finished the last
   /// operation. The returned identity cancels the wait through ``removeIdleWaiter(_:)``.
   package func whenIdle(_ body: @escaping @Sendable () -> Void) -> UInt64? {
     let id = state.withLock { state -> UInt64? in
       // Under the lock, so a finish that reaches zero meanwhile finds this waiter registered.
-      if outstanding.load(ordering: .sequentiallyConsistent) == 0 { return nil }
+      if isIdle { return nil }
       let id = state.nextIdleWaiterID
       state.nextIdleWaiterID += 1
       state.idleWaiters[id] = body
