@@ -244,14 +244,21 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// no queue), unless a manager claimed it since (it was enqueued again, and runs). One that
   /// settled meanwhile (cancelled) finishes with its own outcome. It follows the work without
   /// being one of its callers: it neither keeps it from being cancelled nor counts as one of
-  /// its waiters.
+  /// its waiters. Nor does it keep this operation: released by everyone else by then, it has
+  /// nobody left to tell.
   package final func follow(_ work: ConcurrentOperation<Value, Failure>) {
     work.addWaiter(
-      OperationWaiter(interest: .following, callbackQueue: nil) { [self] outcome in
-        transition { $0.followedWorkSettled(with: outcome) }
-        let (finished, observer) = state.withLock { ($0.finishUnclaimed(), $0.observer) }
-        if finished { reportFinished(to: observer) }
+      OperationWaiter(interest: .following, callbackQueue: nil) { [weak self] outcome in
+        self?.takeFollowedOutcome(outcome)
       })
+  }
+
+  /// The work this operation follows settled with `outcome`: takes it and finishes, unless a
+  /// manager claimed this operation since.
+  private func takeFollowedOutcome(_ outcome: ErasedOutcome) {
+    transition { $0.followedWorkSettled(with: outcome) }
+    let (finished, observer) = state.withLock { ($0.finishUnclaimed(), $0.observer) }
+    if finished { reportFinished(to: observer) }
   }
 
   /// Under the manager's lock: joins work that is still open (a nil waiter registers an
