@@ -190,8 +190,10 @@ extension OperationQueueManager {
     if (joined.operation as? ForeignOperationHost<Output>)?.foreign !== operation {
       for dependency in operation.dependencies { operation.removeDependency(dependency) }
       joined.operation.addWaiter(
-        OperationWaiter(interest: .following, callbackQueue: nil) { _ in
-          if ForeignStart.owner(of: operation) == nil { ForeignStart.finishUnrun(operation) }
+        OperationWaiter(interest: .following, callbackQueue: nil) { [weak operation] _ in
+          // Released by everyone by then, it has nobody left to tell.
+          guard let operation, ForeignStart.owner(of: operation) == nil else { return }
+          ForeignStart.finishUnrun(operation)
         })
     }
     return .waiting(joined.operation, waiterID: joined.waiterID)
