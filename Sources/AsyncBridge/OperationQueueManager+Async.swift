@@ -17,7 +17,8 @@ extension OperationQueueManager {
   ///
   /// - Parameters:
   ///   - operation: The work. If one with the same `CoalescingKey` is in flight, this one
-  ///     is dropped and the call waits for that one.
+  ///     is dropped and the call waits for that one. The dropped one never runs; if you still
+  ///     hold it (something depends on it, say), it finishes with that one's outcome.
   ///   - priority: The queue priority this caller asks for; nil uses the task's.
   ///   - timeout: This caller's deadline, counted from the call; nil for none. Distinct from
   ///     the operation's own `ConcurrentOperation.timeout`, which fails every waiter.
@@ -136,8 +137,9 @@ extension OperationQueueManager {
   }
 
   /// Admits `operation` with a waiter for the calling task and waits. The operation is handed
-  /// over, not kept: one that joins other work is released as soon as it has joined, so a task
-  /// waiting on shared work does not keep its own dropped request alive.
+  /// over, not kept: one that joins other work and that nobody else holds is released as soon
+  /// as it has joined, so a task waiting on shared work does not keep its own dropped request
+  /// alive.
   @inlinable
   @inline(__always)
   func outcome<Value, Failure>(

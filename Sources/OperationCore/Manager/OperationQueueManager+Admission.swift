@@ -25,7 +25,8 @@ extension OperationQueueManager {
   ///
   /// - Parameters:
   ///   - operation: The work. If an operation with the same ``CoalescingKey`` is pending or
-  ///     executing, this one is dropped and `completion` waits for that one instead.
+  ///     executing, this one is dropped and `completion` waits for that one instead; the
+  ///     dropped one never runs, and finishes with that one's outcome.
   ///   - priority: The queue priority; joining raises a pending operation's priority to it.
   ///   - callbackQueue: Where to call `completion`; nil calls it on the settling thread.
   ///   - completion: Called exactly once.
