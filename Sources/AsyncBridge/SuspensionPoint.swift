@@ -57,8 +57,8 @@ final class SuspensionPoint: @unchecked Sendable {
 
   private let registration = Atomic<UInt8>(0)
   @exclusivity(unchecked) private var waiter: (any RegisteredWaiter)?
-  /// Whether a deadline timer holds this object; written and read by the caller's task only.
-  @exclusivity(unchecked) private var isArmed = false
+  /// The caller's pending deadline, if it has one; written and read by the caller's task only.
+  @exclusivity(unchecked) private var deadline: UInt64?
 
   @usableFromInline
   init() {}
@@ -117,14 +117,12 @@ final class SuspensionPoint: @unchecked Sendable {
     registration.store(Self.registered, ordering: .releasing)
   }
 
-  /// Starts the caller's deadline, once its waiter is recorded: a Dispatch timer on a global
-  /// queue, so no thread waits for it. The timer holds this object weakly: once the caller has
-  /// its outcome and lets it go, a pending deadline keeps only the timer's own small entry, not
-  /// the caller's registration, however far off it is.
+  /// Starts the caller's deadline, once its waiter is recorded: an entry in the shared
+  /// ``CallerDeadlines``, fired on a global queue, so no thread waits for it. The caller takes
+  /// it out when it has its outcome (``close()``), so a far deadline keeps nothing after that.
   func arm(deadline: Duration) {
-    isArmed = true
-    DispatchQueue.global().asyncAfter(deadline: .now() + deadline.timeInterval) {
-      [weak self] in self?.leave(.deadline(deadline))
+    self.deadline = CallerDeadlines.shared.schedule(after: deadline) {
+      self.leave(.deadline(deadline))
     }
   }
 
@@ -141,10 +139,12 @@ final class SuspensionPoint: @unchecked Sendable {
     waiter.leave(reason)
   }
 
-  /// The caller has its outcome: a pending deadline does nothing, and holds no waiter. (Without
-  /// a deadline nothing else holds this object, so there is nothing to close.)
+  /// The caller has its outcome: its deadline is taken out, and a deadline firing meanwhile
+  /// does nothing and holds no waiter. (Without a deadline nothing else holds this object, so
+  /// there is nothing to close.)
   private func close() {
-    guard isArmed else { return }
+    guard let deadline else { return }
+    CallerDeadlines.shared.cancel(deadline)
     if registration.exchange(Self.done, ordering: .acquiringAndReleasing) == Self.registered {
       waiter = nil
     }
