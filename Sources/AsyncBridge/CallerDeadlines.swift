@@ -47,7 +47,12 @@ final class CallerDeadlines: @unchecked Sendable {
   /// out first. Returns its identity.
   func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> UInt64 {
     // Saturates at `DispatchTime.distantFuture` for delays too long to count in nanoseconds.
-    let due = (DispatchTime.now() + max(delay, .zero).timeInterval).uptimeNanoseconds
+    schedule(at: DispatchTime.now() + max(delay, .zero).timeInterval, action)
+  }
+
+  /// Runs `action` at `deadline`, as ``schedule(after:_:)`` does.
+  func schedule(at deadline: DispatchTime, _ action: @escaping @Sendable () -> Void) -> UInt64 {
+    let due = deadline.uptimeNanoseconds
     return state.withLock { state in
       let id = state.nextID
       state.nextID += 1
