@@ -39,8 +39,13 @@ final class CallerDeadlines: @unchecked Sendable {
   /// A new set of deadlines with its own timer; ``shared`` is the one callers use.
   init() {
     timer = DispatchSource.makeTimerSource(queue: .global())
-    timer.setEventHandler { [unowned self] in fireDue() }
+    // Weak: an armed source outlives its owner until cancelled, and may fire once after it.
+    timer.setEventHandler { [weak self] in self?.fireDue() }
     timer.activate()
+  }
+
+  deinit {
+    timer.cancel()
   }
 
   /// Runs `action` once `delay` has passed, on a global queue, unless ``cancel(_:)`` takes it

@@ -57,8 +57,9 @@ final class SuspensionPoint: @unchecked Sendable {
 
   private let registration = Atomic<UInt8>(0)
   @exclusivity(unchecked) private var waiter: (any RegisteredWaiter)?
-  /// The caller's pending deadline, if it has one; written and read by the caller's task only.
-  @exclusivity(unchecked) private var deadline: UInt64?
+  /// The caller's pending deadline in ``CallerDeadlines``, if it has one; written and read by
+  /// the caller's task only.
+  @exclusivity(unchecked) private var deadlineID: UInt64?
 
   @usableFromInline
   init() {}
@@ -121,7 +122,7 @@ final class SuspensionPoint: @unchecked Sendable {
   /// ``CallerDeadlines``, fired on a global queue, so no thread waits for it. The caller takes
   /// it out when it has its outcome (``close()``), so a far deadline keeps nothing after that.
   func arm(deadline: Duration) {
-    self.deadline = CallerDeadlines.shared.schedule(after: deadline) {
+    deadlineID = CallerDeadlines.shared.schedule(after: deadline) {
       self.leave(.deadline(deadline))
     }
   }
@@ -143,8 +144,8 @@ final class SuspensionPoint: @unchecked Sendable {
   /// does nothing and holds no waiter. (Without a deadline nothing else holds this object, so
   /// there is nothing to close.)
   private func close() {
-    guard let deadline else { return }
-    CallerDeadlines.shared.cancel(deadline)
+    guard let deadlineID else { return }
+    CallerDeadlines.shared.cancel(deadlineID)
     if registration.exchange(Self.done, ordering: .acquiringAndReleasing) == Self.registered {
       waiter = nil
     }

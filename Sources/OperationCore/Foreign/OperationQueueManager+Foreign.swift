@@ -191,9 +191,14 @@ extension OperationQueueManager {
       for dependency in operation.dependencies { operation.removeDependency(dependency) }
       joined.operation.addWaiter(
         OperationWaiter(interest: .following, callbackQueue: nil) { [weak operation] _ in
-          // Released by everyone by then, it has nobody left to tell.
-          guard let operation, ForeignStart.owner(of: operation) == nil else { return }
-          ForeignStart.finishUnrun(operation)
+          // Released by everyone by then, it has nobody left to tell. On another thread, as a
+          // stand-in cancels its legacy operation: a legacy `cancel()` or `start()` may block or
+          // call back, and this runs among the work's other waiters.
+          guard let operation else { return }
+          DispatchQueue.global().async {
+            guard ForeignStart.owner(of: operation) == nil else { return }
+            ForeignStart.finishUnrun(operation)
+          }
         })
     }
     return .waiting(joined.operation, waiterID: joined.waiterID)
