@@ -17,8 +17,9 @@ extension OperationQueueManager {
   ///
   /// - Parameters:
   ///   - operation: The work. If one with the same `CoalescingKey` is in flight, this one
-  ///     is dropped and the call waits for that one. The dropped one never runs; if you still
-  ///     hold it (something depends on it, say), it finishes with that one's outcome.
+  ///     is dropped and the call waits for that one. The dropped one never runs and always
+  ///     follows that one: it takes that one's outcome and is released with it (reports
+  ///     `isFinished`), whoever holds it (something depends on it, say), on every platform.
   ///   - priority: The queue priority this caller asks for; nil uses the task's.
   ///   - timeout: This caller's deadline, counted from the call; nil for none. Distinct from
   ///     the operation's own `ConcurrentOperation.timeout`, which fails every waiter.
@@ -129,17 +130,14 @@ extension OperationQueueManager {
         join(
           CoalescingKey(for: AsyncOperation<Value>.self, base: key),
           as: ConcurrentOperation<Value, any Error>.self, waiter: waiter, priority: priority)
-        ?? admit(
-          AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority,
-          droppedFollows: false)
+        ?? admit(AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority)
       return (admission.operation, admission.waiterID)
     }
   }
 
   /// Admits `operation` with a waiter for the calling task and waits. The operation is handed
-  /// over, not kept: one that joins other work and that nobody else holds is released as soon
-  /// as it has joined, so a task waiting on shared work does not keep its own dropped request
-  /// alive.
+  /// over, not kept: one that joins other work follows it without being kept alive by it, so
+  /// a task waiting on shared work does not keep its own dropped request.
   @inlinable
   @inline(__always)
   func outcome<Value, Failure>(
@@ -161,14 +159,9 @@ extension OperationQueueManager {
   ) -> SuspensionPoint {
     var request = Optional(consume operation)
     return AwaitedWaiter.register(timeout: timeout) { waiter in
-      guard var operation = request.take() else { preconditionFailure("registered twice") }
+      guard let operation = request.take() else { preconditionFailure("registered twice") }
       let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
-      // Held by nobody else, a dropped request can be released; otherwise someone may depend
-      // on it or wait for it, and it follows the work it joined. (Apple platforms' `Operation`
-      // is an Objective-C object, never known to be unique: there it always follows.)
-      let heldElsewhere = !isKnownUniquelyReferenced(&operation)
-      let admission = admit(
-        operation, waiter: waiter, priority: priority, droppedFollows: heldElsewhere)
+      let admission = admit(operation, waiter: waiter, priority: priority)
       return (admission.operation, admission.waiterID)
     }
   }

@@ -153,7 +153,7 @@ extension OperationQueueManager {
     }
     let host = ForeignOperationHost<Output>(running: operation, key: base) { read(operation) }
     // Nobody but the manager holds a stand-in: a dropped one is released.
-    let admission = admit(host, waiter: waiter, priority: priority, droppedFollows: false)
+    let admission = admit(host, waiter: waiter, priority: priority)
     guard admission.operation === host else { return dropped(operation, joining: admission) }
     host.watchForeign()
     return .waiting(host, waiterID: admission.waiterID)
@@ -173,7 +173,7 @@ extension OperationQueueManager {
     }
     let (join, wakes) = owner.join(waiter)
     wakes.run()
-    guard case .joined(let id, _) = join else { return nil }
+    guard case .registered(let id, _, _) = join else { return nil }
     if let priority { owner.raisePriority(to: priority) }
     return .waiting(owner, waiterID: id)
   }

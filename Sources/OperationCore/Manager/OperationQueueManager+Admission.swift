@@ -25,8 +25,9 @@ extension OperationQueueManager {
   ///
   /// - Parameters:
   ///   - operation: The work. If an operation with the same ``CoalescingKey`` is pending or
-  ///     executing, this one is dropped and `completion` waits for that one instead; the
-  ///     dropped one never runs, and finishes with that one's outcome.
+  ///     executing, this one is dropped and `completion` waits for that one instead. The
+  ///     dropped one never runs and always follows that one: it takes that one's outcome and
+  ///     is released with it (reports `isFinished`), whoever holds it, on every platform.
   ///   - priority: The queue priority; joining raises a pending operation's priority to it.
   ///   - callbackQueue: Where to call `completion`; nil calls it on the settling thread.
   ///   - completion: Called exactly once.
@@ -42,7 +43,7 @@ extension OperationQueueManager {
   ) -> ConcurrentOperation<Value, Failure> {
     let waiter = operation.makeWaiter(
       callbackQueue: callbackQueue, untypedResult: counted(completion, on: callbackQueue))
-    return admit(operation, waiter: waiter, priority: priority, droppedFollows: true).operation
+    return admit(operation, waiter: waiter, priority: priority).operation
   }
 
   /// Enqueues `operation`, or joins an identical one in flight, and calls `completion` once
@@ -68,10 +69,12 @@ extension OperationQueueManager {
   ) -> ConcurrentOperation<Value, Failure> {
     let waiter = operation.makeWaiter(
       callbackQueue: callbackQueue, typedResult: counted(completion, on: callbackQueue))
-    return admit(operation, waiter: waiter, priority: priority, droppedFollows: true).operation
+    return admit(operation, waiter: waiter, priority: priority).operation
   }
 
-  /// Enqueues `operation`, or joins an identical one in flight, without waiting for it.
+  /// Enqueues `operation`, or joins an identical one in flight, without waiting for it. A
+  /// dropped `operation` follows the one in flight, as with
+  /// ``enqueue(_:priority:callbackQueue:completion:)-(_,_,_,(Result<Value,Error>)->Void)``.
   ///
   /// - Returns: The operation that does the work; add completions to it or cancel it.
   @discardableResult
@@ -79,7 +82,7 @@ extension OperationQueueManager {
     _ operation: ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil
   ) -> ConcurrentOperation<Value, Failure> {
-    admit(operation, waiter: nil, priority: priority, droppedFollows: true).operation
+    admit(operation, waiter: nil, priority: priority).operation
   }
 
   /// Joins the open operation of `type` indexed under `key` with `waiter`; nil when nothing
@@ -109,26 +112,24 @@ extension OperationQueueManager {
   /// `ConcurrentOperation.removeWaiter`; when the last such waiter leaves and nobody else
   /// wants the value, the operation is cancelled.
   ///
-  /// `droppedFollows`: whether `operation`, if it joins work in flight, follows that work
-  /// (``ConcurrentOperation/follow(_:)``) because someone else may still hold it (to depend on
-  /// it, or wait for it); false only for an operation the caller handed over and nobody else
-  /// holds, which is then simply released.
+  /// An `operation` that joins work in flight is dropped and always follows that work
+  /// (see ``ConcurrentOperation/join(_:follower:)``): it is released with the work's outcome, whoever
+  /// holds it. Nothing here asks whether anybody does.
   @usableFromInline
   package func admit<Value, Failure>(
     _ operation: ConcurrentOperation<Value, Failure>,
     waiter: OperationWaiter?,
-    priority: Operation.QueuePriority?,
-    droppedFollows: Bool
+    priority: Operation.QueuePriority?
   ) -> Admission<Value, Failure> {
     let generation = cancelAllGeneration.load(ordering: .sequentiallyConsistent)
     guard let key = operation.coalescingKey else {
       // Nothing to join or index: the operation's own lock makes the claim atomic.
       let claim = claim(operation, waiter: waiter, priority: priority)
-      return enqueue(operation, claim, waiter: waiter, generation: generation)
+      return addToQueue(operation, claim, waiter: waiter, generation: generation)
     }
     // One step under the manager's lock: join work in flight, or claim this operation,
     // register the waiter and index it, so two identical requests never both start fresh work.
-    var claim = OperationStateMachine.Claim.alreadyClaimed
+    var claim = OperationStateMachine.Action.refused
     var wakes = EventWakes()
     let joined = state.withLock { state -> Admission<Value, Failure>? in
       // The operation's own class, read from the instance: naming
@@ -143,37 +144,31 @@ extension OperationQueueManager {
       claim = self.claim(operation, waiter: waiter, priority: priority)
       // Settled work (cancelled before it was enqueued) is never indexed: nothing would
       // remove it.
-      if case .claimed = claim { state.inFlight[key] = operation }
+      if case .registered = claim { state.inFlight[key] = operation }
       return nil
     }
     wakes.run()
     guard let joined else {
-      return enqueue(operation, claim, waiter: waiter, generation: generation)
+      return addToQueue(operation, claim, waiter: waiter, generation: generation)
     }
     // The dropped request never runs. On swift-corelibs-foundation each of its dependencies
     // keeps an unretained pointer to it and dereferences it on finishing, which crashes once
     // the caller releases it (a coalesced `ChainedOperation`, say): detach it.
     for dependency in operation.dependencies { operation.removeDependency(dependency) }
-    // One a manager claimed before (enqueued again) finishes through its own queue.
-    if droppedFollows, !operation.isClaimed { operation.follow(joined.operation) }
     if let priority { joined.operation.raisePriority(to: priority) }
     return joined
   }
 
   /// After the claim, outside the manager's lock: adds a claimed operation to the queue and
   /// announces it, or waits for one claimed before.
-  private func enqueue<Value, Failure>(
+  private func addToQueue<Value, Failure>(
     _ operation: ConcurrentOperation<Value, Failure>,
-    _ claim: OperationStateMachine.Claim,
+    _ claim: OperationStateMachine.Action,
     waiter: OperationWaiter?,
     generation: UInt64
   ) -> Admission<Value, Failure> {
     switch claim {
-    case .alreadyClaimed:
-      // Enqueued before (here or elsewhere) or already run: wait for it rather than trap.
-      let id = waiter.flatMap { operation.addWaiter($0) }
-      return Admission(operation: operation, waiterID: id)
-    case .claimed(let id, let announces):
+    case .registered(let id, let announces, _):
       operation.willEnqueue(on: self)
       queue.addOperation(operation)
       // Published only now that it is true; events decided meanwhile follow it.
@@ -185,13 +180,17 @@ extension OperationQueueManager {
         DispatchQueue.global().async { operation.cancel() }
       }
       return Admission(operation: operation, waiterID: id)
-    case .claimedSettled(let outcome, let announces):
+    case .resumeAtOnce(let outcome, let announces):
       waiter?.resume(with: outcome)
-      // Into the queue all the same: it finishes, without running, when the queue starts it,
-      // so dependents and waits on it go on.
+      // Into the queue all the same: it is released, without running, when the queue starts
+      // it, so dependents and waits on it go on.
       queue.addOperation(operation)
       if announces { operation.announceEnqueued() }
       return Admission(operation: operation, waiterID: nil)
+    case .none, .publish, .announce, .refused, .run, .deliver, .left, .release:
+      // Enqueued before (here or elsewhere) or already run: wait for it rather than trap.
+      let id = waiter.flatMap { operation.addWaiter($0) }
+      return Admission(operation: operation, waiterID: id)
     }
   }
 
@@ -201,12 +200,12 @@ extension OperationQueueManager {
     _ operation: ConcurrentOperation<Value, Failure>,
     waiter: OperationWaiter?,
     priority: Operation.QueuePriority?
-  ) -> OperationStateMachine.Claim {
+  ) -> OperationStateMachine.Action {
     let claim = operation.claim(by: self, waiter: waiter, audience: events.audience)
     switch claim {
-    case .alreadyClaimed:
+    case .none, .publish, .announce, .refused, .run, .deliver, .left, .release:
       return claim
-    case .claimed, .claimedSettled:
+    case .registered, .resumeAtOnce:
       // Set before the operation becomes visible to joiners, who may only raise it.
       if let priority { operation.setInitialPriority(priority) }
       // Counted before the queue sees it: its finish decrements.
@@ -235,8 +234,10 @@ extension OperationQueueManager {
     guard let found = state.inFlight[key] else { return nil }
     let current = unsafeDowncast(found, to: type)
     guard current !== operation else { return nil }
-    let (join, joinWakes) = current.join(waiter)
-    guard case .joined(let id, _) = join else { return nil }
+    // The request's own operation, dropped, follows the work it joined (one a manager claimed
+    // before ignores the outcome: its own queue releases it).
+    let (join, joinWakes) = current.join(waiter, follower: operation)
+    guard case .registered(let id, _, _) = join else { return nil }
     wakes = joinWakes
     return Admission(operation: current, waiterID: id)
   }

@@ -60,8 +60,8 @@ open class ChainedOperation<Input: Sendable, Value: Sendable, Failure: Error>:
   /// Enqueues the upstream operation on the same manager if no manager has claimed it yet,
   /// so that a downstream operation never waits for upstream work nobody will run. An upstream
   /// that joins identical work in flight (its key's) is dropped, never to run: this operation
-  /// then takes its input from that work instead, and the dropped upstream finishes with it,
-  /// with its outcome.
+  /// then takes its input from that work instead, and the dropped upstream follows it: it is
+  /// released with that work's outcome.
   ///
   /// An upstream you add to an `OperationQueue` yourself, not through a manager, cannot be
   /// told apart from one nobody enqueued, and Foundation traps when an operation is added to a
@@ -69,7 +69,7 @@ open class ChainedOperation<Input: Sendable, Value: Sendable, Failure: Error>:
   package override func willEnqueue(on manager: OperationQueueManager) {
     guard let upstream = upstream.withLock({ $0 }), !upstream.isClaimed else { return }
     // An upstream that joins work in flight follows it (it takes that work's outcome, then
-    // finishes) and stays a dependency: corelibs keeps counting a removed dependency that has
+    // is released) and stays a dependency: corelibs keeps counting a removed dependency that has
     // not finished.
     let working = manager.enqueue(upstream)
     guard working !== upstream else { return }

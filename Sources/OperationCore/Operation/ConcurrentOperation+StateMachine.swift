@@ -1,60 +1,80 @@
-/// An operation's lifecycle as values: where it stands with its queue (``Slot``), who waits for
-/// its outcome (``Delivery``), and whether its events go out yet (``Announcement``). Each input
-/// is one exhaustive switch that returns one action; nothing here calls out.
+/// An operation's lifecycle as one value (``Lifecycle``), whose cases carry what each stage
+/// needs, so a combination that cannot happen cannot be written. Each input is one exhaustive
+/// switch that returns one ``Action``; nothing here calls out.
 ///
 /// The operation performs an action's side effects after releasing its lock, except the
-/// lifecycle event an action carries: that one is published while the lock is still held, so
+/// lifecycle events an action carries: those are published while the lock is still held, so
 /// one operation's events reach subscribers in the order they were decided here.
 ///
 /// Not generic: the operation's value is stored type-erased (``ErasedOutcome``), so this code is
 /// compiled once and runs without looking up generic metadata, which Foundation's dynamic calls
 /// into a generic `Operation` subclass would otherwise do many times per operation.
 struct OperationStateMachine {
-  /// Where the operation stands with its queue.
-  enum Slot {
-    /// Not started by a queue; `claimed` once a manager admitted it (it is never admitted
-    /// twice).
-    case pending(claimed: Bool)
-    /// Started by its queue while an outcome fixed before the start is still being handed to
-    /// waiters: reported finished when that delivery ends, so "finished" implies "delivered".
-    case startedDuringDelivery
-    /// Started; `main()` has been or is being called.
-    case executing(since: MonotonicInstant)
-    /// Reported finished to the queue.
-    case finished
-  }
-
-  /// Who waits for the outcome, or the outcome once it is fixed.
-  enum Delivery {
-    /// No outcome yet. `keepsAlive` once a waiter that never leaves came (a completion handler,
-    /// a plain enqueue): from then on, waiters leaving never cancel the operation.
-    case open(WaiterList, nextID: OperationWaiter.ID, keepsAlive: Bool)
-    /// The outcome was fixed before the queue started the operation, and the thread that fixed
-    /// it is still handing it to waiters. `cancelled`: see ``settled(_:cancelled:)``.
-    case deliveringBeforeStart(ErasedOutcome, cancelled: Bool)
-    /// The outcome is fixed. `cancelled` when the operation was cancelled (or timed out)
-    /// before it finished, whatever the outcome.
-    case settled(ErasedOutcome, cancelled: Bool)
+  /// Where the operation stands: with its queue, and with the callers waiting for its outcome.
+  enum Lifecycle {
+    /// Not started by a queue, no outcome yet. `claimed` once a manager admitted it (it is
+    /// never admitted twice).
+    case pending(Waiters, claimed: Bool)
+    /// Started by its queue, no outcome yet: `main()` has been or is being called.
+    case executing(Waiters, since: MonotonicInstant)
+    /// Settled before its queue started it; the settling thread is still handing the outcome
+    /// to the waiters. `started` once the queue started it meanwhile: that thread releases it
+    /// when the delivery ends, so "released" implies "delivered".
+    case deliveringBeforeStart(Settlement, claimed: Bool, started: Bool)
+    /// Settled before its queue started it, outcome delivered: released when its queue starts
+    /// it, never before (swift-corelibs-foundation's queue hangs on an operation that reports
+    /// itself finished before it started it).
+    case settledBeforeStart(Settlement, claimed: Bool)
+    /// Cancelled while executing, for a subclass that keeps its queue slot until it calls
+    /// `finish` after stopping its work. Its outcome is cancellation.
+    case stopping
+    /// Released: reported finished to its queue.
+    case released(Settlement)
     /// Transient, inside one input only: keeps the waiter list uniquely referenced while it is
     /// changed, so adding or removing a waiter never copies it.
     case modifying
   }
 
-  /// Whether the operation's lifecycle events go out yet, to its ``eventAudience``.
+  /// Who waits for an outcome not fixed yet.
+  struct Waiters {
+    var list = WaiterList()
+    var nextID: OperationWaiter.ID = 0
+    /// Whether a waiter that never leaves came (a completion handler, a plain enqueue): from
+    /// then on, waiters leaving never cancel the operation.
+    var keepsAlive = false
+  }
+
+  /// A fixed outcome.
+  struct Settlement {
+    let outcome: ErasedOutcome
+    /// Whether the operation was cancelled (or timed out) before it was released, whatever
+    /// the outcome.
+    var cancelled: Bool
+
+    init(_ outcome: ErasedOutcome) {
+      self.outcome = outcome
+      cancelled = outcome.isCancellation
+    }
+  }
+
+  /// Whether the operation's lifecycle events go out yet, and to whom. Apart from
+  /// ``Lifecycle``: the queue may start, and even release, an operation before the manager
+  /// that claimed it has finished adding it, so every stage exists both before and after
+  /// the `enqueued` event.
   enum Announcement {
     /// Nobody subscribed to the manager's events when it claimed the operation (or no manager
-    /// did): it publishes nothing.
+    /// did), or the terminal event is out: it publishes nothing.
     case silent
-    /// A manager claimed the operation and has not yet added it to its queue: `enqueued` and
-    /// the events decided meanwhile (`later`, usually none) wait here, to go out in order once
-    /// it has.
-    case awaitingEnqueue(enqueued: LifecycleEvent, later: [LifecycleEvent])
-    /// `enqueued` is out: events go out as they are decided.
-    case announced
+    /// A manager claimed the operation for `audience` and has not yet added it to its queue:
+    /// `enqueued` and the events decided meanwhile (`later`, usually none) wait here, to go
+    /// out in order once it has.
+    case awaitingEnqueue(EventAudience, enqueued: LifecycleEvent, later: [LifecycleEvent])
+    /// `enqueued` is out: events go out to `audience` as they are decided.
+    case announced(EventAudience)
   }
 
   /// One lifecycle event, before the operation turns it into an ``OperationEvent`` for its
-  /// ``eventAudience``.
+  /// audience.
   struct LifecycleEvent {
     let kind: OperationEvent.Kind
     let waiterCount: Int
@@ -68,17 +88,17 @@ struct OperationStateMachine {
 
   /// What happens after delivering an outcome.
   enum AfterDelivery {
-    /// Nothing: the operation stays executing until the subclass calls `finish`.
+    /// Nothing: the operation keeps its slot until the subclass calls `finish`.
     case nothing
-    /// Report the operation finished to its queue.
-    case reportFinished
-    /// Report the delivery's end (``deliveryEnded()``): the queue may have started the
-    /// operation meanwhile, and must then be told it finished.
-    case reportDeliveryEnd
+    /// Release the operation.
+    case release
+    /// End the delivery (``deliveryEnded()``): the queue may have started the operation
+    /// meanwhile, and it is then released.
+    case endDelivery
   }
 
   /// An outcome to hand to waiters, outside the lock.
-  struct Delivered {
+  struct Delivery {
     let waiters: WaiterList
     let outcome: ErasedOutcome
     /// Whether started work must be told to stop (cancellation or timeout).
@@ -88,80 +108,39 @@ struct OperationStateMachine {
     let event: LifecycleEvent?
   }
 
-  /// What an input asks the operation to do once its lock is released.
+  /// What an input asks the operation to do: the events to publish under the lock, and the
+  /// side effects to perform once it is released.
   enum Action {
+    /// Nothing.
     case none
-    /// Hand an outcome to waiters, then as `then` says.
-    case deliver(Delivered)
-    /// Report the operation finished to its queue (its outcome was delivered before).
-    case reportFinished
-
-    /// The event to publish under the lock, if any.
-    var event: LifecycleEvent? {
-      switch self {
-      case .deliver(let delivered): delivered.event
-      case .none, .reportFinished: nil
-      }
-    }
-  }
-
-  /// What `start()` must do.
-  enum StartAction {
-    /// Started twice, after finishing, or while an earlier outcome is delivered (the
-    /// delivering thread reports the finish): nothing.
-    case none
-    /// Settled before the queue started it: report finished without running.
-    case reportFinished
-    /// Publish `event` (under the lock), then call `main()` and arm the timeout if any.
+    /// Publish `event` (a `stalled` one).
+    case publish(LifecycleEvent)
+    /// The operation is in its queue: publish `enqueued`, then the events decided since the
+    /// claim, in order.
+    case announce(enqueued: LifecycleEvent, later: [LifecycleEvent])
+    /// The waiter is registered (nil `waiterID` for a nil waiter, an interest that never
+    /// leaves); publish `event` (`joined`). From a claim: `announces` when the operation
+    /// publishes its lifecycle, and the manager then calls ``enqueued()`` once it is queued.
+    case registered(waiterID: OperationWaiter.ID?, announces: Bool, event: LifecycleEvent?)
+    /// Not registered: the operation was claimed before or started (a claim), or it is
+    /// cancelled or settled (a join: such work is never joined).
+    case refused
+    /// Settled already: hand `outcome` to the new waiter at once. From a claim, the queue
+    /// still gets the operation, to start and release it without running it.
+    case resumeAtOnce(ErasedOutcome, announces: Bool)
+    /// Publish `event` (`started`), then arm the timeout, if any, and call `main()`.
     case run(timeout: Duration?, event: LifecycleEvent?)
+    /// Hand an outcome to waiters, then as its `then` says.
+    case deliver(Delivery)
+    /// The waiter left: resume it; `cancellation` when nobody is left who wants the value,
+    /// decided in the same step so that no request joins work about to be cancelled.
+    case left(OperationWaiter, cancellation: Delivery?)
+    /// Release the operation (its outcome was delivered before).
+    case release
   }
 
-  /// The result of a manager claiming the operation for its queue.
-  enum Claim {
-    /// Claimed before (by this manager or another) or already started: the caller must not
-    /// add it to a queue.
-    case alreadyClaimed
-    /// Claimed; the waiter, if any, is registered with `waiterID`. `announces` when the
-    /// operation publishes its lifecycle: the caller calls ``enqueued()`` once it is queued.
-    case claimed(waiterID: OperationWaiter.ID?, announces: Bool)
-    /// Claimed, but it settled before: hand `outcome` to the waiter at once. The queue still
-    /// gets it, to start and finish it without running.
-    case claimedSettled(ErasedOutcome, announces: Bool)
-  }
-
-  /// The result of a request joining the operation.
-  enum Join {
-    /// Joined; `event` is the `joined` event to publish under the lock.
-    case joined(waiterID: OperationWaiter.ID?, event: LifecycleEvent?)
-    /// Cancelled or settled: such work is never joined.
-    case closed
-  }
-
-  /// The result of adding a waiter to an operation regardless of its state.
-  enum Addition {
-    case added(waiterID: OperationWaiter.ID)
-    /// Already settled: hand it `outcome` at once.
-    case settled(ErasedOutcome)
-  }
-
-  /// What happened when a waiter asked to leave.
-  enum Departure {
-    /// The waiter was not in the list: the operation has settled and resumed it (or will).
-    case alreadyResumed
-    /// The waiter left and must be resumed by the caller. `cancellation` when nobody is left
-    /// who wants the value: the operation was cancelled in the same step (``cancel(finishIfExecuting:)``),
-    /// and this is that input's action, for the caller to carry out.
-    case left(OperationWaiter, cancellation: Action?)
-  }
-
-  private(set) var slot = Slot.pending(claimed: false)
-  private(set) var delivery = Delivery.open(WaiterList(), nextID: 0, keepsAlive: false)
+  private(set) var lifecycle = Lifecycle.pending(Waiters(), claimed: false)
   private var announcement = Announcement.silent
-  /// Who sees the operation's events: the manager's subscribers when it claimed the operation
-  /// (set then, once), so subscribers that came later never see half a lifecycle; nil when
-  /// nobody subscribed, and again once the terminal event is out (see
-  /// ``takeEventAudience()``).
-  private(set) var eventAudience: EventAudience?
   /// Configuration, not state: how long the operation may execute.
   var timeout: Duration?
   /// The manager that claimed the operation; nil before.
@@ -171,49 +150,68 @@ struct OperationStateMachine {
 
   /// How many waiters wait for the outcome now; 0 once it is fixed.
   var waiterCount: Int {
-    switch delivery {
-    case .open(let waiters, _, _): waiters.count
-    case .deliveringBeforeStart, .settled, .modifying: 0
+    switch lifecycle {
+    case .pending(let waiters, _), .executing(let waiters, _): waiters.list.count
+    case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released, .modifying: 0
     }
   }
 
   var isExecuting: Bool {
-    switch slot {
-    case .executing: true
-    case .pending, .startedDuringDelivery, .finished: false
+    switch lifecycle {
+    case .executing, .stopping: true
+    case .pending, .deliveringBeforeStart, .settledBeforeStart, .released, .modifying: false
     }
   }
 
   var isFinished: Bool {
-    switch slot {
-    case .finished: true
-    case .pending, .startedDuringDelivery, .executing: false
+    switch lifecycle {
+    case .released: true
+    case .pending, .executing, .deliveringBeforeStart, .settledBeforeStart, .stopping,
+      .modifying:
+      false
     }
   }
 
   var isCancelled: Bool {
-    switch delivery {
-    case .open: false
-    case .deliveringBeforeStart(_, let cancelled), .settled(_, let cancelled): cancelled
-    case .modifying: preconditionFailure("read while modifying")
+    switch lifecycle {
+    case .pending, .executing, .modifying: false
+    case .deliveringBeforeStart(let settlement, _, _), .settledBeforeStart(let settlement, _),
+      .released(let settlement):
+      settlement.cancelled
+    case .stopping: true
     }
   }
 
   /// The outcome, once fixed.
   var outcome: ErasedOutcome? {
-    switch delivery {
-    case .open: nil
-    case .deliveringBeforeStart(let outcome, _), .settled(let outcome, _): outcome
-    case .modifying: preconditionFailure("read while modifying")
+    switch lifecycle {
+    case .pending, .executing, .modifying: nil
+    case .deliveringBeforeStart(let settlement, _, _), .settledBeforeStart(let settlement, _),
+      .released(let settlement):
+      settlement.outcome
+    case .stopping: .cancelled
     }
   }
 
   /// Whether a manager claimed the operation or a queue started it.
   var isClaimed: Bool {
-    switch slot {
-    case .pending(let claimed): claimed
-    case .startedDuringDelivery, .executing, .finished: true
+    switch lifecycle {
+    case .pending(_, let claimed), .settledBeforeStart(_, let claimed): claimed
+    case .deliveringBeforeStart(_, let claimed, let started): claimed || started
+    case .executing, .stopping, .released, .modifying: true
     }
+  }
+
+  /// Who sees the operation's events now: nil while it is silent or not yet announced.
+  var eventAudience: EventAudience? {
+    if case .announced(let audience) = announcement { audience } else { nil }
+  }
+
+  /// The audience of a `retrying` event, if one may go out: the operation is announced and
+  /// still executing without an outcome.
+  var retryAudience: EventAudience? {
+    guard case .executing = lifecycle else { return nil }
+    return eventAudience
   }
 
   // MARK: The queue
@@ -221,336 +219,330 @@ struct OperationStateMachine {
   /// A manager claims the operation for its queue and registers the first waiter in the same
   /// step, so nobody can join, leave and cancel in between. With an `audience` (the manager's
   /// subscribers, when anybody subscribes), the operation publishes its whole lifecycle, from
-  /// `enqueued` on, to them; without, nothing.
+  /// `enqueued` on, to them; without, nothing: subscribers that came later never see half a
+  /// lifecycle.
   mutating func claim(
     by observer: any OperationLifecycleObserver, waiter: OperationWaiter?,
     audience: EventAudience?
-  ) -> Claim {
-    switch slot {
-    case .pending(claimed: false):
-      slot = .pending(claimed: true)
+  ) -> Action {
+    let waiterCount = waiter == nil ? 0 : 1
+    switch take() {
+    case .pending(var waiters, claimed: false):
+      let id = Self.add(waiter, to: &waiters)
+      lifecycle = .pending(waiters, claimed: true)
       self.observer = observer
-      let waiterCount = waiter == nil ? 0 : 1
-      switch delivery {
-      case .open:
-        if let audience {
-          let enqueued = LifecycleEvent(kind: .enqueued, waiterCount: waiterCount)
-          announcement = .awaitingEnqueue(enqueued: enqueued, later: [])
-          eventAudience = audience
-        }
-        return .claimed(waiterID: add(waiter).id, announces: audience != nil)
-      case .deliveringBeforeStart(let outcome, _), .settled(let outcome, _):
-        // Settled before it was enqueued: its terminal event follows `enqueued`.
-        if let audience {
-          let enqueued = LifecycleEvent(kind: .enqueued, waiterCount: waiterCount)
-          let finished = LifecycleEvent(
-            kind: .finished(outcome.completion), waiterCount: waiterCount)
-          announcement = .awaitingEnqueue(enqueued: enqueued, later: [finished])
-          eventAudience = audience
-        }
-        return .claimedSettled(outcome, announces: audience != nil)
-      case .modifying:
-        preconditionFailure("claimed while modifying")
-      }
-    case .pending(claimed: true), .startedDuringDelivery, .executing, .finished:
-      return .alreadyClaimed
+      announce(to: audience, waiterCount: waiterCount, settled: nil)
+      return .registered(waiterID: id, announces: audience != nil, event: nil)
+    case .deliveringBeforeStart(let settlement, claimed: false, started: false):
+      lifecycle = .deliveringBeforeStart(settlement, claimed: true, started: false)
+      return claimSettled(settlement, by: observer, audience: audience, waiterCount: waiterCount)
+    case .settledBeforeStart(let settlement, claimed: false):
+      lifecycle = .settledBeforeStart(settlement, claimed: true)
+      return claimSettled(settlement, by: observer, audience: audience, waiterCount: waiterCount)
+    case let unchanged:
+      // Claimed before (here or by another manager), or started.
+      lifecycle = unchanged
+      return .refused
     }
   }
 
-  /// The manager added the operation to its queue: returns `enqueued` and the events decided
-  /// since the claim, in order, to publish under the lock.
-  mutating func enqueued() -> (enqueued: LifecycleEvent, later: [LifecycleEvent]) {
+  /// The manager added the operation to its queue: `enqueued` and the events decided since
+  /// the claim, in order.
+  mutating func enqueued() -> Action {
     // Swapped out, then consumed: the waiting events move, where binding them in place copied
     // them through run-time value witnesses and destroyed the originals.
-    var waiting = Announcement.announced
+    var waiting = Announcement.silent
     swap(&waiting, &announcement)
     switch consume waiting {
-    case .awaitingEnqueue(let enqueued, let later):
-      return (enqueued, later)
-    case .silent, .announced:
-      preconditionFailure("announced an operation that was not claimed, or twice")
-    }
-  }
-
-  mutating func start() -> StartAction {
-    // Nested switches rather than one over `(slot, delivery)`: a tuple of the two would copy
-    // the waiter list on every input.
-    switch slot {
-    case .pending:
-      switch delivery {
-      case .open:
-        slot = .executing(since: MonotonicInstant.now)
-        // Counted only for an operation that publishes its events.
-        let waiting = eventAudience == nil ? 0 : waiterCount
-        return .run(timeout: timeout, event: record(.started, waiterCount: waiting))
-      case .deliveringBeforeStart:
-        slot = .startedDuringDelivery
-        return .none
-      case .settled:
-        slot = .finished
-        return .reportFinished
-      case .modifying:
-        preconditionFailure("started while modifying")
-      }
-    case .startedDuringDelivery, .executing, .finished:
+    case .awaitingEnqueue(let audience, let enqueued, let later):
+      announcement = .announced(audience)
+      return .announce(enqueued: enqueued, later: later)
+    case let other:
+      announcement = other
       return .none
     }
   }
 
-  /// The work this dropped operation follows settled with `outcome`: the operation takes it
-  /// and is finished in the same step, so a request for it from now on gets that outcome at
-  /// once. Unless a manager claimed it since (it was enqueued again): its queue runs it then,
-  /// for an outcome of its own. One settled already (cancelled, say) is left to
-  /// ``finishUnclaimed()``.
+  /// The queue starts the operation.
+  mutating func start() -> Action {
+    switch take() {
+    case .pending(let waiters, _):
+      // Counted only for an operation that publishes its events.
+      let waiting = isSilent ? 0 : waiters.list.count
+      lifecycle = .executing(waiters, since: MonotonicInstant.now)
+      return .run(timeout: timeout, event: record(.started, waiterCount: waiting))
+    case .deliveringBeforeStart(let settlement, let claimed, _):
+      // The delivering thread releases it once the delivery ends.
+      lifecycle = .deliveringBeforeStart(settlement, claimed: claimed, started: true)
+      return .none
+    case .settledBeforeStart(let settlement, _):
+      lifecycle = .released(settlement)
+      return .release
+    case let unchanged:
+      // Started twice, or after its release.
+      lifecycle = unchanged
+      return .none
+    }
+  }
+
+  /// The work this dropped operation follows settled with `outcome`. A dropped operation is
+  /// in no queue: it takes the outcome, unless it settled already (cancelled, say), and is
+  /// released in the same step, so a request for it from now on gets that outcome at once.
+  /// Unless a manager claimed it since (it was enqueued again): its queue then starts it, and
+  /// only its queue may release it.
   mutating func followedWorkSettled(with outcome: ErasedOutcome) -> Action {
-    guard case .pending(claimed: false) = slot, case .open = delivery else { return .none }
-    let waiters = takeOpen().waiters
-    delivery = .settled(outcome, cancelled: outcome.isCancellation)
-    slot = .finished
-    return .deliver(
-      Delivered(
-        waiters: waiters, outcome: outcome, stopsWork: false, then: .reportFinished,
-        event: record(.finished(outcome.completion), waiterCount: waiters.count)))
-  }
-
-  /// A dropped operation that took the outcome of the work it followed finishes as `start()`
-  /// would finish it, unless a manager claimed it since: its queue will start it then, and only
-  /// the queue may. True when it should be reported finished now.
-  mutating func finishUnclaimed() -> Bool {
-    guard case .pending(claimed: false) = slot else { return false }
-    switch delivery {
-    case .settled:
-      slot = .finished
-      return true
-    case .deliveringBeforeStart:
-      // Reported finished when that delivery ends.
-      slot = .startedDuringDelivery
-      return false
-    case .open:
-      // Not settled: nothing to finish with.
-      return false
-    case .modifying:
-      preconditionFailure("finished while modifying")
+    switch take() {
+    case .pending(let waiters, claimed: false):
+      let settlement = Settlement(outcome)
+      lifecycle = .released(settlement)
+      return .deliver(
+        Delivery(
+          waiters: waiters.list, outcome: outcome, stopsWork: false, then: .release,
+          event: record(.finished(outcome.completion), waiterCount: waiters.list.count)))
+    case .settledBeforeStart(let settlement, claimed: false):
+      lifecycle = .released(settlement)
+      return .release
+    case .deliveringBeforeStart(let settlement, claimed: false, _):
+      // Released by the delivering thread, as if its queue had started it.
+      lifecycle = .deliveringBeforeStart(settlement, claimed: false, started: true)
+      return .none
+    case let unchanged:
+      lifecycle = unchanged
+      return .none
     }
   }
 
-  /// The work ended (the subclass called `finish`). A second call only releases the slot of
-  /// an operation that stayed executing after its cancellation.
+  /// The work ended (the subclass called `finish`). A second call only releases an operation
+  /// that kept its slot after its cancellation.
   mutating func finish(with outcome: ErasedOutcome) -> Action {
-    switch delivery {
-    case .open:
-      switch slot {
-      case .pending:
-        return settleBeforeStart(
-          outcome, waiters: takeOpen().waiters, cancelled: outcome.isCancellation)
-      case .executing(let since):
-        let waiters = takeOpen().waiters
-        delivery = .settled(outcome, cancelled: outcome.isCancellation)
-        slot = .finished
-        return settle(
-          outcome, waiters: waiters, since: since, stopsWork: false, then: .reportFinished)
-      case .startedDuringDelivery, .finished:
-        preconditionFailure("an open operation cannot have been reported finished")
-      }
-    case .deliveringBeforeStart:
+    switch take() {
+    case .pending(let waiters, let claimed):
+      return settleBeforeStart(Settlement(outcome), waiters: waiters.list, claimed: claimed)
+    case .executing(let waiters, let since):
+      let settlement = Settlement(outcome)
+      lifecycle = .released(settlement)
+      return settle(
+        settlement, waiters: waiters.list, since: since, stopsWork: false, then: .release)
+    case .stopping:
+      // The work has stopped after its cancellation.
+      lifecycle = .released(Settlement(.cancelled))
+      return .release
+    case let unchanged:
+      lifecycle = unchanged
       return .none
-    case .settled:
-      switch slot {
-      case .executing:
-        // Cancelled with `finishesImmediatelyWhenCancelled == false`: the work has stopped.
-        slot = .finished
-        return .reportFinished
-      case .pending, .startedDuringDelivery, .finished:
-        return .none
-      }
-    case .modifying:
-      preconditionFailure("finished while modifying")
     }
   }
 
   /// Cancellation was requested. Waiters get `CancellationError` at once; an executing
-  /// operation is told to stop its work and, if `finishIfExecuting`, reported finished. A
-  /// pending operation is never reported finished here: its queue must start it first.
-  mutating func cancel(finishIfExecuting: Bool) -> Action {
-    switch delivery {
-    case .open:
-      switch slot {
-      case .pending:
-        return settleBeforeStart(.cancelled, waiters: takeOpen().waiters, cancelled: true)
-      case .executing(let since):
-        let waiters = takeOpen().waiters
-        delivery = .settled(.cancelled, cancelled: true)
-        if finishIfExecuting { slot = .finished }
-        return settle(
-          .cancelled, waiters: waiters, since: since, stopsWork: true,
-          then: finishIfExecuting ? .reportFinished : .nothing)
-      case .startedDuringDelivery, .finished:
-        preconditionFailure("an open operation cannot have been reported finished")
-      }
-    case .deliveringBeforeStart(let outcome, _):
-      delivery = .deliveringBeforeStart(outcome, cancelled: true)
+  /// operation is told to stop its work and, if `releaseIfExecuting`, released. An operation
+  /// its queue has not started is never released here: its queue must start it first.
+  mutating func cancel(releaseIfExecuting: Bool) -> Action {
+    switch take() {
+    case .pending(let waiters, let claimed):
+      return settleBeforeStart(Settlement(.cancelled), waiters: waiters.list, claimed: claimed)
+    case .executing(let waiters, let since):
+      let settlement = Settlement(.cancelled)
+      lifecycle = releaseIfExecuting ? .released(settlement) : .stopping
+      return settle(
+        settlement, waiters: waiters.list, since: since, stopsWork: true,
+        then: releaseIfExecuting ? .release : .nothing)
+    case .deliveringBeforeStart(var settlement, let claimed, let started):
+      // Settled but not released: `isCancelled` turns true, as `Operation.cancel()` promises.
+      settlement.cancelled = true
+      lifecycle = .deliveringBeforeStart(settlement, claimed: claimed, started: started)
       return .none
-    case .settled(let outcome, _):
-      switch slot {
-      case .pending, .executing, .startedDuringDelivery:
-        // Settled but not finished: `isCancelled` turns true, as `Operation.cancel()` promises.
-        delivery = .settled(outcome, cancelled: true)
-        return .none
-      case .finished:
-        return .none
-      }
-    case .modifying:
-      preconditionFailure("cancelled while modifying")
+    case .settledBeforeStart(var settlement, let claimed):
+      settlement.cancelled = true
+      lifecycle = .settledBeforeStart(settlement, claimed: claimed)
+      return .none
+    case let unchanged:
+      lifecycle = unchanged
+      return .none
     }
   }
 
   /// The timeout expired: waiters get the timeout error, the work is told to stop, and the
-  /// queue slot is released.
+  /// operation is released.
   mutating func timeOut(_ error: OperationTimeoutError) -> Action {
-    switch delivery {
-    case .open:
-      switch slot {
-      case .executing(let since):
-        let waiters = takeOpen().waiters
-        delivery = .settled(.timedOut(error), cancelled: true)
-        slot = .finished
-        return settle(
-          .timedOut(error), waiters: waiters, since: since, stopsWork: true,
-          then: .reportFinished)
-      case .pending, .startedDuringDelivery, .finished:
-        return .none
-      }
-    case .deliveringBeforeStart, .settled:
+    switch take() {
+    case .executing(let waiters, let since):
+      // A timeout counts as a cancellation (`isCancelled`).
+      let settlement = Settlement(.timedOut(error))
+      lifecycle = .released(settlement)
+      return settle(
+        settlement, waiters: waiters.list, since: since, stopsWork: true, then: .release)
+    case let unchanged:
+      lifecycle = unchanged
       return .none
-    case .modifying:
-      preconditionFailure("timed out while modifying")
     }
   }
 
-  /// Delivery of an outcome fixed before the start has ended; true when the queue started the
-  /// operation meanwhile and it must now be reported finished.
-  mutating func deliveryEnded() -> Bool {
-    guard case .deliveringBeforeStart(let outcome, let cancelled) = delivery else {
-      preconditionFailure("a delivery ended that had not begun")
-    }
-    delivery = .settled(outcome, cancelled: cancelled)
-    switch slot {
-    case .startedDuringDelivery:
-      slot = .finished
-      return true
-    case .pending:
-      return false
-    case .executing, .finished:
-      preconditionFailure("started while delivering, but not marked so")
+  /// The delivery of an outcome fixed before the start has ended: released now if its queue
+  /// started it meanwhile, else when its queue does.
+  mutating func deliveryEnded() -> Action {
+    switch take() {
+    case .deliveringBeforeStart(let settlement, _, started: true):
+      lifecycle = .released(settlement)
+      return .release
+    case .deliveringBeforeStart(let settlement, let claimed, started: false):
+      lifecycle = .settledBeforeStart(settlement, claimed: claimed)
+      return .none
+    case let unchanged:
+      lifecycle = unchanged
+      return .none
     }
   }
 
-  /// A `stalled` event to publish, if the operation is still executing without an outcome.
-  func stalled(after threshold: Duration) -> LifecycleEvent? {
-    switch (delivery, slot, announcement) {
-    case (.open, .executing, .announced):
-      LifecycleEvent(kind: .stalled, waiterCount: waiterCount, duration: threshold)
-    default:
-      nil
-    }
+  /// The stall threshold passed: a `stalled` event, if the operation is still executing
+  /// without an outcome and announced.
+  func stalled(after threshold: Duration) -> Action {
+    guard case .executing(let waiters, _) = lifecycle, eventAudience != nil else { return .none }
+    return .publish(
+      LifecycleEvent(kind: .stalled, waiterCount: waiters.list.count, duration: threshold))
   }
 
   /// The audience of the terminal event, taken out: nothing follows that event, and an
   /// operation its caller keeps must not keep its subscribers' buffers.
   mutating func takeEventAudience() -> EventAudience? {
-    eventAudience.take()
-  }
-
-  /// The audience of a `retrying` event, if one may go out: the operation is announced and
-  /// still executing without an outcome.
-  var retryAudience: EventAudience? {
-    switch (delivery, slot, announcement) {
-    case (.open, .executing, .announced): eventAudience
-    default: nil
-    }
+    guard case .announced(let audience) = announcement else { return nil }
+    announcement = .silent
+    return audience
   }
 
   // MARK: Waiters
 
-  /// Adds a waiter to work that is still open (nil registers an interest that never leaves).
-  /// Cancelled or settled work is never joined.
-  mutating func join(_ waiter: OperationWaiter?) -> Join {
-    switch delivery {
-    case .open:
-      let (id, waiterCount) = add(waiter)
-      return .joined(waiterID: id, event: record(.joined, waiterCount: waiterCount))
-    case .deliveringBeforeStart, .settled:
-      return .closed
-    case .modifying:
-      preconditionFailure("joined while modifying")
-    }
+  /// Adds a waiter to work that is still open (nil registers an interest that never leaves),
+  /// with the request's dropped operation, if any, as a follower. Cancelled or settled work is
+  /// never joined.
+  mutating func join(_ waiter: OperationWaiter?, follower: AnyObject?) -> Action {
+    register(waiter, follower: follower, publishing: true)
   }
 
-  /// Adds a waiter whatever the state; if the operation has settled, returns the outcome to
-  /// hand it at once.
-  mutating func addWaiter(_ waiter: OperationWaiter) -> Addition {
-    switch delivery {
-    case .open:
-      // A non-nil waiter always gets an identity.
-      return .added(waiterID: add(waiter).id ?? 0)
-    case .deliveringBeforeStart(let outcome, _), .settled(let outcome, _):
-      return .settled(outcome)
-    case .modifying:
-      preconditionFailure("added a waiter while modifying")
-    }
+  /// Adds a waiter whatever the state; if the operation has settled, the outcome to hand it
+  /// at once.
+  mutating func addWaiter(_ waiter: OperationWaiter) -> Action {
+    if let outcome { return .resumeAtOnce(outcome, announces: false) }
+    return register(waiter, follower: nil, publishing: false)
   }
 
   /// Removes a waiter that no longer wants the value. When it was the last one and no waiter
   /// that never leaves came, the operation is cancelled in the same step: between the two, a
   /// request could join work that is about to be cancelled, and get its cancellation.
-  mutating func removeWaiter(_ id: OperationWaiter.ID, finishIfExecuting: Bool) -> Departure {
-    switch delivery {
-    case .open:
-      var (waiters, nextID, keepsAlive) = takeOpen()
-      let waiter = waiters.remove(id: id)
-      let wantedByNobody = waiters.isEmpty && !keepsAlive
-      delivery = .open(waiters, nextID: nextID, keepsAlive: keepsAlive)
-      guard let waiter else { return .alreadyResumed }
-      guard wantedByNobody else { return .left(waiter, cancellation: nil) }
-      return .left(waiter, cancellation: cancel(finishIfExecuting: finishIfExecuting))
-    case .deliveringBeforeStart, .settled:
-      return .alreadyResumed
-    case .modifying:
-      preconditionFailure("removed a waiter while modifying")
+  mutating func removeWaiter(_ id: OperationWaiter.ID, releaseIfExecuting: Bool) -> Action {
+    switch take() {
+    case .pending(var waiters, let claimed):
+      let waiter = waiters.list.remove(id: id)
+      guard let waiter, waiters.list.isEmpty, !waiters.keepsAlive else {
+        lifecycle = .pending(waiters, claimed: claimed)
+        return waiter.map { .left($0, cancellation: nil) } ?? .none
+      }
+      return .left(
+        waiter,
+        cancellation: settleBeforeStart(
+          Settlement(.cancelled), waiters: waiters.list, claimed: claimed
+        ).delivery)
+    case .executing(var waiters, let since):
+      let waiter = waiters.list.remove(id: id)
+      guard let waiter, waiters.list.isEmpty, !waiters.keepsAlive else {
+        lifecycle = .executing(waiters, since: since)
+        return waiter.map { .left($0, cancellation: nil) } ?? .none
+      }
+      let settlement = Settlement(.cancelled)
+      lifecycle = releaseIfExecuting ? .released(settlement) : .stopping
+      return .left(
+        waiter,
+        cancellation: settle(
+          settlement, waiters: waiters.list, since: since, stopsWork: true,
+          then: releaseIfExecuting ? .release : .nothing
+        ).delivery)
+    case let unchanged:
+      // Settled: the operation has resumed the waiter, or will.
+      lifecycle = unchanged
+      return .none
     }
   }
 
   // MARK: Helpers
 
-  /// Moves the open delivery's parts out, leaving `.modifying` until the caller stores a
-  /// delivery again. Moved, not copied: the waiter list stays uniquely referenced, and no copy
-  /// of it is made and destroyed.
-  private mutating func takeOpen() -> (
-    waiters: WaiterList, nextID: OperationWaiter.ID, keepsAlive: Bool
-  ) {
-    var taken = Delivery.modifying
-    swap(&taken, &delivery)
-    guard case .open(let waiters, let nextID, let keepsAlive) = consume taken else {
-      preconditionFailure("took the waiters of work that is not open")
+  /// Whether the operation publishes nothing (now, or ever).
+  private var isSilent: Bool {
+    if case .silent = announcement { true } else { false }
+  }
+
+  /// Moves the lifecycle out, leaving `.modifying` until the caller stores one again. Moved,
+  /// not copied: the waiter list stays uniquely referenced, and no copy of it is made and
+  /// destroyed. Traps on `.modifying`: an input never runs inside another.
+  private mutating func take() -> Lifecycle {
+    var taken = Lifecycle.modifying
+    swap(&taken, &lifecycle)
+    if case .modifying = taken {
+      preconditionFailure("the lifecycle was read while an input modified it")
     }
-    return (waiters, nextID, keepsAlive)
+    return taken
+  }
+
+  /// Registers `waiter` (and `follower`) on open work, with a `joined` event if `publishing`;
+  /// refused once the outcome is fixed.
+  private mutating func register(
+    _ waiter: OperationWaiter?, follower: AnyObject?, publishing: Bool
+  ) -> Action {
+    switch take() {
+    case .pending(var waiters, let claimed):
+      let id = Self.add(waiter, to: &waiters)
+      if let follower { waiters.list.appendFollower(follower) }
+      let event = publishing ? record(.joined, waiterCount: waiters.list.count) : nil
+      lifecycle = .pending(waiters, claimed: claimed)
+      return .registered(waiterID: id, announces: false, event: event)
+    case .executing(var waiters, let since):
+      let id = Self.add(waiter, to: &waiters)
+      if let follower { waiters.list.appendFollower(follower) }
+      let event = publishing ? record(.joined, waiterCount: waiters.list.count) : nil
+      lifecycle = .executing(waiters, since: since)
+      return .registered(waiterID: id, announces: false, event: event)
+    case let settled:
+      lifecycle = settled
+      return .refused
+    }
   }
 
   /// Registers `waiter` on open work; returns its identity (nil for a nil waiter, which only
-  /// marks an interest that never leaves) and how many waiters the work has now.
-  private mutating func add(_ waiter: OperationWaiter?) -> (id: OperationWaiter.ID?, count: Int) {
-    var (waiters, nextID, keepsAlive) = takeOpen()
-    var id: OperationWaiter.ID?
-    if let waiter {
-      waiters.append(waiter, id: nextID)
-      id = nextID
-      if case .untilSettled = waiter.interest { keepsAlive = true }
-    } else {
-      keepsAlive = true
+  /// marks an interest that never leaves).
+  private static func add(
+    _ waiter: OperationWaiter?, to waiters: inout Waiters
+  ) -> OperationWaiter.ID? {
+    guard let waiter else {
+      waiters.keepsAlive = true
+      return nil
     }
-    if id != nil { nextID &+= 1 }
-    delivery = .open(waiters, nextID: nextID, keepsAlive: keepsAlive)
-    return (id, waiters.count)
+    let id = waiters.nextID
+    waiters.list.append(waiter, id: id)
+    waiters.nextID &+= 1
+    if case .untilSettled = waiter.interest { waiters.keepsAlive = true }
+    return id
+  }
+
+  /// Starts announcing to `audience` (if any): `enqueued`, then, for an operation that settled
+  /// before it was claimed, its terminal event, once the manager has queued it.
+  private mutating func announce(
+    to audience: EventAudience?, waiterCount: Int, settled: Settlement?
+  ) {
+    guard let audience else { return }
+    let enqueued = LifecycleEvent(kind: .enqueued, waiterCount: waiterCount)
+    var later: [LifecycleEvent] = []
+    if let settled {
+      later.append(
+        LifecycleEvent(kind: .finished(settled.outcome.completion), waiterCount: waiterCount))
+    }
+    announcement = .awaitingEnqueue(audience, enqueued: enqueued, later: later)
+  }
+
+  private mutating func claimSettled(
+    _ settlement: Settlement, by observer: any OperationLifecycleObserver,
+    audience: EventAudience?, waiterCount: Int
+  ) -> Action {
+    self.observer = observer
+    announce(to: audience, waiterCount: waiterCount, settled: settlement)
+    return .resumeAtOnce(settlement.outcome, announces: audience != nil)
   }
 
   /// Returns the event to publish now, or keeps it until the operation is in its queue. With
@@ -565,34 +557,47 @@ struct OperationStateMachine {
       // Moved out, so `later` stays uniquely referenced while it grows.
       var taken = Announcement.silent
       swap(&taken, &announcement)
-      guard case .awaitingEnqueue(let enqueued, var later) = consume taken else {
-        preconditionFailure("the announcement changed while an event was recorded")
+      guard case .awaitingEnqueue(let audience, let enqueued, var later) = consume taken else {
+        return nil
       }
       later.append(LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since?.elapsed))
-      announcement = .awaitingEnqueue(enqueued: enqueued, later: later)
+      announcement = .awaitingEnqueue(audience, enqueued: enqueued, later: later)
       return nil
     case .announced:
       return LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since?.elapsed)
     }
   }
 
+  /// Settles an operation its queue has not started: the outcome is delivered now, and the
+  /// operation released once both the delivery ended and its queue started it.
   private mutating func settleBeforeStart(
-    _ outcome: ErasedOutcome, waiters: WaiterList, cancelled: Bool
+    _ settlement: Settlement, waiters: WaiterList, claimed: Bool
   ) -> Action {
-    delivery = .deliveringBeforeStart(outcome, cancelled: cancelled)
-    let event = record(.finished(outcome.completion), waiterCount: waiters.count)
+    lifecycle = .deliveringBeforeStart(settlement, claimed: claimed, started: false)
+    let event = record(.finished(settlement.outcome.completion), waiterCount: waiters.count)
     return .deliver(
-      Delivered(
-        waiters: waiters, outcome: outcome, stopsWork: false, then: .reportDeliveryEnd,
+      Delivery(
+        waiters: waiters, outcome: settlement.outcome, stopsWork: false, then: .endDelivery,
         event: event))
   }
 
+  /// Settles an executing operation (the caller stored its next stage).
   private mutating func settle(
-    _ outcome: ErasedOutcome, waiters: WaiterList, since: MonotonicInstant, stopsWork: Bool,
+    _ settlement: Settlement, waiters: WaiterList, since: MonotonicInstant, stopsWork: Bool,
     then: AfterDelivery
   ) -> Action {
-    let event = record(.finished(outcome.completion), waiterCount: waiters.count, since: since)
+    let event = record(
+      .finished(settlement.outcome.completion), waiterCount: waiters.count, since: since)
     return .deliver(
-      Delivered(waiters: waiters, outcome: outcome, stopsWork: stopsWork, then: then, event: event))
+      Delivery(
+        waiters: waiters, outcome: settlement.outcome, stopsWork: stopsWork, then: then,
+        event: event))
+  }
+}
+
+extension OperationStateMachine.Action {
+  /// The delivery this action carries, if it is one.
+  fileprivate var delivery: OperationStateMachine.Delivery? {
+    if case .deliver(let delivery) = self { delivery } else { nil }
   }
 }

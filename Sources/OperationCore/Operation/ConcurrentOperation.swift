@@ -24,12 +24,12 @@ import Synchronization
 /// **Cancellation.** ``cancel()`` is always safe. It delivers cancellation to every waiter at
 /// once, calls ``operationWasCancelled()`` if the work had started, and releases the queue slot
 /// (unless ``finishesImmediatelyWhenCancelled`` is false). An operation its queue has not
-/// started yet is reported finished only when the queue starts it: finishing it earlier hangs
-/// swift-corelibs-foundation's queue (see docs/RELIABILITY.md). Waiters do not wait for that;
+/// started yet is released (reports `isFinished`) only when the queue starts it: releasing it
+/// earlier hangs swift-corelibs-foundation's queue (see docs/RELIABILITY.md). Waiters do not wait for that;
 /// they are resumed at once.
 ///
 /// **Readiness.** `isReady` is `Operation`'s own, so dependencies work as usual; a cancelled
-/// operation becomes ready at once and finishes without running ``main()``.
+/// operation becomes ready at once and is released without running ``main()``.
 open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unchecked Sendable {
   // State lives in `state`, guarded by its lock.
   private let state = Locked(OperationStateMachine())
@@ -66,7 +66,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     super.addDependency(operation)
   }
 
-  /// True from the moment the queue starts the operation until it finishes.
+  /// True from the moment the queue starts the operation until it is released.
   open override var isExecuting: Bool { state.withLock { $0.isExecuting } }
 
   /// True once the operation has released its queue slot.
@@ -99,14 +99,8 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// Starts the operation. Called by the queue; do not override (override ``main()``).
   public final override func start() {
-    let (action, observer, wakes) = state.withLock { state in
-      let action = state.start()
-      var wakes = EventWakes()
-      if case .run(_, let event?) = action { wakes = publish(event, in: &state) }
-      return (action, state.observer, wakes)
-    }
-    wakes.run()
-    switch action {
+    let (action, observer) = decide { $0.start() }
+    switch consume action {
     case .run(let timeout, _):
       #if canImport(Darwin)
         willChangeValue(forKey: "isExecuting")
@@ -117,9 +111,9 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       if let timeout { scheduleTimeout(after: timeout) }
       if let threshold = observer?.stallThreshold { scheduleStallCheck(after: threshold) }
       main()
-    case .reportFinished:
-      reportFinished(to: observer)
-    case .none:
+    case .release:
+      release(to: observer)
+    case .none, .publish, .announce, .registered, .refused, .resumeAtOnce, .deliver, .left:
       return
     }
   }
@@ -137,8 +131,8 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// Cancels the operation: waiters receive cancellation at once, started work is told to stop
   /// through ``operationWasCancelled()``. Idempotent and safe from any thread at any time.
   public final override func cancel() {
-    let finishIfExecuting = finishesImmediatelyWhenCancelled
-    transition { $0.cancel(finishIfExecuting: finishIfExecuting) }
+    let releaseIfExecuting = finishesImmediatelyWhenCancelled
+    transition { $0.cancel(releaseIfExecuting: releaseIfExecuting) }
     super.cancel()
   }
 
@@ -231,45 +225,34 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   @usableFromInline
   package final func addWaiter(_ waiter: OperationWaiter) -> OperationWaiter.ID? {
     switch state.withLock({ $0.addWaiter(waiter) }) {
-    case .added(let id):
+    case .registered(let id, _, _):
       return id
-    case .settled(let outcome):
+    case .resumeAtOnce(let outcome, _):
       waiter.resume(with: outcome)
+      return nil
+    case .none, .publish, .announce, .refused, .run, .deliver, .left, .release:
       return nil
     }
   }
 
-  /// This operation joined `work` in flight and never runs, but someone may still depend on it
-  /// or wait for it: when the work settles it takes the work's outcome and finishes (it is in
-  /// no queue), unless a manager claimed it since (it was enqueued again, and runs). One that
-  /// settled meanwhile (cancelled) finishes with its own outcome. It follows the work without
-  /// being one of its callers: it neither keeps it from being cancelled nor counts as one of
-  /// its waiters. Nor does it keep this operation: released by everyone else by then, it has
-  /// nobody left to tell.
-  package final func follow(_ work: ConcurrentOperation<Value, Failure>) {
-    work.addWaiter(
-      OperationWaiter(interest: .following, callbackQueue: nil) { [weak self] outcome in
-        self?.takeFollowedOutcome(outcome)
-      })
-  }
-
-  /// The work this operation follows settled with `outcome`: takes it and finishes, unless a
-  /// manager claimed this operation since.
-  private func takeFollowedOutcome(_ outcome: ErasedOutcome) {
-    transition { $0.followedWorkSettled(with: outcome) }
-    let (finished, observer) = state.withLock { ($0.finishUnclaimed(), $0.observer) }
-    if finished { reportFinished(to: observer) }
-  }
-
   /// Under the manager's lock: joins work that is still open (a nil waiter registers an
-  /// interest that never leaves); `.closed` when the operation is cancelled or settled. The
+  /// interest that never leaves); `.refused` when the operation is cancelled or settled. The
   /// `joined` event's wakes are returned, not run: the caller runs them once the manager's
   /// lock is released too.
-  final func join(_ waiter: OperationWaiter?) -> (OperationStateMachine.Join, EventWakes) {
+  ///
+  /// `follower` is the request's own operation, dropped for this work: it follows it. When
+  /// the work settles, the follower takes its outcome and is released (it is in no queue), so
+  /// whoever holds it (to depend on it, or wait for it) goes on; unless a manager claimed it
+  /// since (it was enqueued again, and runs). One that settled meanwhile (cancelled) is
+  /// released with its own outcome. It follows the work without being one of its callers: it
+  /// neither keeps it from being cancelled nor counts as one of its waiters. Nor is it kept
+  /// by it: released by everyone else by then, it has nobody left to tell.
+  final func join(
+    _ waiter: OperationWaiter?, follower: ConcurrentOperation<Value, Failure>? = nil
+  ) -> (OperationStateMachine.Action, EventWakes) {
     state.withLock { state in
-      let join = state.join(waiter)
-      guard case .joined(_, let event?) = join else { return (join, EventWakes()) }
-      return (join, publish(event, in: &state))
+      let action = state.join(waiter, follower: follower)
+      return (action, publishEvents(of: action, in: &state))
     }
   }
 
@@ -282,23 +265,14 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   package final func removeWaiter(
     _ id: OperationWaiter.ID, resumingWith outcome: ErasedOutcome
   ) -> Bool {
-    let finishIfExecuting = finishesImmediatelyWhenCancelled
-    var leaving: OperationWaiter?
-    var cancels = false
-    let (cancellation, observer) = decide { state in
-      switch state.removeWaiter(id, finishIfExecuting: finishIfExecuting) {
-      case .alreadyResumed:
-        return .none
-      case .left(let waiter, let cancellation):
-        leaving = waiter
-        cancels = cancellation != nil
-        return cancellation ?? .none
-      }
+    let releaseIfExecuting = finishesImmediatelyWhenCancelled
+    let (action, observer) = decide {
+      $0.removeWaiter(id, releaseIfExecuting: releaseIfExecuting)
     }
-    guard let leaving else { return false }
+    guard case .left(let leaving, let cancellation) = consume action else { return false }
     leaving.resume(with: outcome)
-    guard cancels else { return true }
-    carryOut(cancellation, observer: observer)
+    guard let cancellation else { return true }
+    deliver(cancellation, observer: observer)
     // What `cancel()` does after its own transition: `isCancelled` turns true.
     super.cancel()
     return true
@@ -308,19 +282,14 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   final func claim(
     by observer: any OperationLifecycleObserver, waiter: OperationWaiter?,
     audience: EventAudience?
-  ) -> OperationStateMachine.Claim {
+  ) -> OperationStateMachine.Action {
     state.withLock { $0.claim(by: observer, waiter: waiter, audience: audience) }
   }
 
   /// The manager added the operation to its queue: `enqueued` goes out, then the events
   /// decided since the claim.
   final func announceEnqueued() {
-    let wakes = state.withLock { state in
-      let (enqueued, later) = state.enqueued()
-      var wakes = publish(enqueued, in: &state)
-      for event in later { wakes.add(publish(event, in: &state)) }
-      return wakes
-    }
+    let wakes = state.withLock { state in publishEvents(of: state.enqueued(), in: &state) }
     wakes.run()
   }
 
@@ -361,59 +330,62 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   // MARK: Effects
 
-  /// Runs one input under the lock (publishing the event it decides there), then performs
+  /// Runs one input under the lock (publishing the events it decides there), then performs
   /// its action outside the lock.
   private func transition(
     _ input: (inout OperationStateMachine) -> OperationStateMachine.Action
   ) {
     let (action, observer) = decide(input)
-    carryOut(action, observer: observer)
+    switch consume action {
+    case .deliver(let delivery):
+      deliver(delivery, observer: observer)
+    case .release:
+      release(to: observer)
+    case .none, .publish, .announce, .registered, .refused, .resumeAtOnce, .run, .left:
+      return
+    }
   }
 
-  /// The first half of a transition: under the lock, the input's action, with its event
+  /// The first half of a transition: under the lock, the input's action, with its events
   /// published. Returns the action and the observer to carry it out with.
   private func decide(
     _ input: (inout OperationStateMachine) -> OperationStateMachine.Action
   ) -> (OperationStateMachine.Action, (any OperationLifecycleObserver)?) {
     let (action, observer, wakes) = state.withLock { state in
       let action = input(&state)
-      var wakes = EventWakes()
-      if let event = action.event { wakes = publish(event, in: &state) }
+      let wakes = publishEvents(of: action, in: &state)
       return (action, state.observer, wakes)
     }
     wakes.run()
     return (action, observer)
   }
 
-  /// The second half of a transition, outside the lock: the action's side effects.
-  private func carryOut(
-    _ action: consuming OperationStateMachine.Action,
-    observer: (any OperationLifecycleObserver)?
+  /// Hands an outcome to waiters, outside the lock, then releases the operation or ends the
+  /// delivery, as the delivery says.
+  private func deliver(
+    _ delivery: OperationStateMachine.Delivery, observer: (any OperationLifecycleObserver)?
   ) {
-    switch consume action {
-    case .none:
+    if coalescingKey != nil { observer?.operationDidSettle(self, key: coalescingKey) }
+    delivery.waiters.resumeAll(with: delivery.outcome)
+    delivery.waiters.forEachFollower { follower in
+      // Only a `ConcurrentOperation<Value, Failure>` follows this one (see `join`).
+      unsafeDowncast(follower, to: ConcurrentOperation<Value, Failure>.self)
+        .transition { $0.followedWorkSettled(with: delivery.outcome) }
+    }
+    if delivery.stopsWork { operationWasCancelled() }
+    switch delivery.then {
+    case .nothing:
       return
-    case .reportFinished:
-      reportFinished(to: observer)
-    case .deliver(let delivered):
-      if coalescingKey != nil { observer?.operationDidSettle(self, key: coalescingKey) }
-      delivered.waiters.resumeAll(with: delivered.outcome)
-      if delivered.stopsWork { operationWasCancelled() }
-      switch delivered.then {
-      case .nothing:
-        return
-      case .reportFinished:
-        reportFinished(to: observer)
-      case .reportDeliveryEnd:
-        // Read the observer again: the operation may have been claimed since it settled.
-        let (finishNow, observer) = state.withLock { ($0.deliveryEnded(), $0.observer) }
-        if finishNow { reportFinished(to: observer) }
-      }
+    case .release:
+      release(to: observer)
+    case .endDelivery:
+      // The observer is read again: the operation may have been claimed since it settled.
+      transition { $0.deliveryEnded() }
     }
   }
 
-  /// Tells the queue (and the manager) that the operation finished; outside any lock.
-  private func reportFinished(to observer: (any OperationLifecycleObserver)?) {
+  /// Tells the queue (and the manager) that the operation is released; outside any lock.
+  private func release(to observer: (any OperationLifecycleObserver)?) {
     #if canImport(Darwin)
       willChangeValue(forKey: "isExecuting")
       willChangeValue(forKey: "isFinished")
@@ -424,10 +396,32 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       // finish (Operation.swift, observeValue): skip the notification it would ignore.
       didChangeValue(forKey: "isFinished")
     #endif
-    // Finished before a dependency (cancelled while waiting for it, say): once released, this
+    // Released before a dependency finished (cancelled while waiting for it, say): this
     // operation must not be where that dependency looks when it finishes.
     if gainedDependency.load(ordering: .relaxed) { detachFromUnfinishedDependencies() }
     observer?.operationDidFinish(self)
+  }
+
+  /// Publishes the events `action` carries, in order. Called under the lock.
+  private func publishEvents(
+    of action: OperationStateMachine.Action, in state: inout OperationStateMachine
+  ) -> EventWakes {
+    switch action {
+    case .publish(let event), .registered(_, _, let event?), .run(_, let event?):
+      return publish(event, in: &state)
+    case .deliver(let delivery):
+      guard let event = delivery.event else { return EventWakes() }
+      return publish(event, in: &state)
+    case .left(_, let cancellation?):
+      guard let event = cancellation.event else { return EventWakes() }
+      return publish(event, in: &state)
+    case .announce(let enqueued, let later):
+      var wakes = publish(enqueued, in: &state)
+      for event in later { wakes.add(publish(event, in: &state)) }
+      return wakes
+    case .none, .registered, .refused, .resumeAtOnce, .run, .left, .release:
+      return EventWakes()
+    }
   }
 
   /// Hands `event` to the operation's audience. Called under the lock: that keeps this
@@ -464,8 +458,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       [weak self] in
       guard let self else { return }
       let wakes = state.withLock { state in
-        guard let event = state.stalled(after: threshold) else { return EventWakes() }
-        return publish(event, in: &state)
+        publishEvents(of: state.stalled(after: threshold), in: &state)
       }
       wakes.run()
     }

@@ -7,6 +7,9 @@
 ///
 /// The first waiter is kept inline: most operations have exactly one, and an inline entry
 /// costs no allocation on the enqueue and settle path.
+///
+/// Followers (dropped requests of the work) are kept apart, as weak references: they never
+/// leave and are no callers, and one costs a pointer, not a waiter entry and a closure.
 struct WaiterList: Sendable {
   typealias Waiter = OperationWaiter
 
@@ -20,6 +23,15 @@ struct WaiterList: Sendable {
   /// Later waiters, sorted by identity (they arrive in identity order), holes included.
   private var others: [Entry] = []
   private var holes = 0
+  /// Dropped requests that follow the work, in arrival order; nil once released.
+  private var followers: [Follower] = []
+
+  /// A dropped request following the work, held weakly: the work must not keep it, and one
+  /// nobody else holds has nobody to tell.
+  private struct Follower: @unchecked Sendable {
+    // Written once, before the list is shared; read through the weak reference's own atomics.
+    weak var operation: AnyObject?
+  }
 
   /// How many callers are in the list: its waiters but those only ``Waiter/Interest/following``
   /// the work, which never leave.
@@ -35,6 +47,18 @@ struct WaiterList: Sendable {
       first = Entry(id: id, waiter: waiter)
     } else {
       others.append(Entry(id: id, waiter: waiter))
+    }
+  }
+
+  /// Adds a dropped request that follows the work (it is no caller).
+  mutating func appendFollower(_ operation: AnyObject) {
+    followers.append(Follower(operation: operation))
+  }
+
+  /// Calls `body` with each follower still alive, in arrival order. Call it outside any lock.
+  func forEachFollower(_ body: (AnyObject) -> Void) {
+    for follower in followers {
+      if let operation = follower.operation { body(operation) }
     }
   }
 
