@@ -37,7 +37,7 @@ let package = Package(
         "StackExchange", "OperationCore", "AsyncBridge", "FixtureServer", "TestSupport",
       ]
     ),
-    .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
+    .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer", "TestSupport"]),
     .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "TestSupport"]),
     .testTarget(
       name: "LegacyAdoptionTests", dependencies: ["AsyncBridge", "OperationCore", "TestSupport"]),

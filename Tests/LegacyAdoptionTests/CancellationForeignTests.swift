@@ -68,7 +68,7 @@ import Testing
 
   @Test func oneOfTwoWaitersLeavingKeepsTheWorkForTheOther() async {
     let manager = OperationQueueManager()
-    let events = EventRecorder(manager)
+    let events = EventLog(manager)
     let service = ManualQuestionService()
     let first = Task {
       try await manager.perform(
@@ -79,7 +79,7 @@ import Testing
       try await manager.perform(
         FetchTitlesOperation(site: "s", service: service), coalescingKey: "s")
     }
-    #expect(await events.wait { $0.kind.isJoined })
+    #expect(await events.wait { $0.kind == .joined })
     first.cancel()
     #expect(await error(of: first) is CancellationError)
     service.answer(.success(["shared"]))
@@ -89,12 +89,12 @@ import Testing
 
   @Test func theOperationIsCancelledWhenItsLastWaiterLeaves() async {
     let manager = OperationQueueManager()
-    let events = EventRecorder(manager)
+    let events = EventLog(manager)
     let service = ManualQuestionService()
     let fetch = FetchTitlesOperation(site: "s", service: service)
     let tasks = (0..<2).map { _ in Task { try await manager.perform(fetch) } }
     #expect(await service.firstRequest.wait())
-    #expect(await events.wait { $0.kind.isJoined })
+    #expect(await events.wait { $0.kind == .joined })
     tasks[0].cancel()
     #expect(await error(of: tasks[0]) is CancellationError)
     #expect(!fetch.isCancelled)
@@ -145,7 +145,7 @@ import Testing
   ) async {
     let manager = OperationQueueManager()
     let other = second == .throughAnotherManager ? OperationQueueManager() : manager
-    let events = EventRecorder(manager)
+    let events = EventLog(manager)
     let service = ManualQuestionService()
     let fetch = FetchTitlesOperation(site: "s", service: service)
     let first = Task { try await manager.perform(fetch, coalescingKey: "first") }
@@ -158,7 +158,7 @@ import Testing
     }
     // It joined the first request's stand-in (whose events go to the first manager's
     // subscribers).
-    #expect(await events.wait { $0.kind.isJoined })
+    #expect(await events.wait { $0.kind == .joined })
     first.cancel()
     #expect(await error(of: first) is CancellationError)
     #expect(!fetch.isCancelled)
@@ -174,13 +174,13 @@ import Testing
   @Test func anotherManagersCancelAllLeavesACallerWaitingWhereTheRunIs() async {
     let manager = OperationQueueManager()
     let other = OperationQueueManager()
-    let events = EventRecorder(manager)
+    let events = EventLog(manager)
     let service = ManualQuestionService()
     let fetch = FetchTitlesOperation(site: "s", service: service)
     let first = Task { try await manager.perform(fetch, coalescingKey: "first") }
     #expect(await service.firstRequest.wait())
     let second = Task { try await other.perform(fetch) }
-    #expect(await events.wait { $0.kind.isJoined })
+    #expect(await events.wait { $0.kind == .joined })
     other.cancelAllOperations()
     #expect(other.outstandingOperationCount == 0)
     #expect(await completing(within: .seconds(30)) { try? await other.waitUntilIdle() } != nil)
@@ -197,7 +197,7 @@ import Testing
   @Test func racingRequestsForOneInstanceNeverCancelItUnderEachOther() async {
     let first = OperationQueueManager()
     let second = OperationQueueManager()
-    let firstEvents = EventRecorder(first)
+    let firstEvents = EventLog(first)
     let running = DispatchSemaphore(value: 0)
     let finishing = DispatchSemaphore(value: 0)
     let legacy = DependencyHookOperation {

@@ -132,7 +132,7 @@ import Testing
   /// `enqueued (joined)* started (joined)* <one terminal>`, named after the legacy operation.
   @Test func foreignWorkPublishesItsLifecycleInOrder() async {
     let manager = OperationQueueManager()
-    let events = EventRecorder(manager)
+    let events = EventLog(manager)
     let service = ManualQuestionService()
     let first = Task {
       try await manager.perform(FetchTitlesOperation(site: "s", service: service), coalescingKey: 1)
@@ -141,13 +141,13 @@ import Testing
     let second = Task {
       try await manager.perform(FetchTitlesOperation(site: "s", service: service), coalescingKey: 1)
     }
-    #expect(await events.wait { $0.kind.isJoined })
+    #expect(await events.wait { $0.kind == .joined })
     service.answer(.success(["e"]))
     _ = await value(of: first)
     _ = await value(of: second)
-    #expect(await events.wait(for: 4) { _ in true })
-    let kinds = events.recorded.map(\.kind.shortName)
+    #expect(await events.wait(count: 4) { _ in true })
+    let kinds = events.events.map(\.kind.shortName)
     #expect(kinds == ["enqueued", "started", "joined", "finished(success)"], "\(kinds)")
-    #expect(events.recorded.allSatisfy { $0.operationName == "FetchTitlesOperation" })
+    #expect(events.events.allSatisfy { $0.operationName == "FetchTitlesOperation" })
   }
 }

@@ -40,13 +40,13 @@ import Testing
     #expect(await upstream.started.wait())
 
     switch ending {
-    case .failure: upstream.finish(throwing: TestError(code: 404))
+    case .failure: upstream.finish(throwing: TestFailure.broken(404))
     case .cancellation: upstream.cancel()
     }
     #expect(await results.wait(forCount: 1))
     let failure = results.values.first?.failure
     switch ending {
-    case .failure: #expect(failure as? TestError == TestError(code: 404))
+    case .failure: #expect(failure as? TestFailure == TestFailure.broken(404))
     case .cancellation: #expect(failure is CancellationError)
     }
     #expect(downstream.receivedInputs.isEmpty)
@@ -56,16 +56,16 @@ import Testing
 
   @Test func typedUpstreamFailureReachesTheDownstreamCallerTyped() async throws {
     let manager = OperationQueueManager(name: "chain.typedFailure")
-    let upstream = TestOperation<LoadFailure>()
+    let upstream = TestOperation<TestFailure>()
     let downstream = TypedDescribeOperation(upstream: upstream)
-    let results = Recorder<Result<String, LoadFailure>>()
+    let results = Recorder<Result<String, TestFailure>>()
     manager.enqueue(upstream)
-    manager.enqueue(downstream) { (result: Result<String, LoadFailure>) in results.record(result) }
+    manager.enqueue(downstream) { (result: Result<String, TestFailure>) in results.record(result) }
     #expect(await upstream.started.wait())
 
-    upstream.finish(throwing: .notFound)
+    upstream.finish(throwing: .broken(404))
     #expect(await results.wait(forCount: 1))
-    #expect(results.values == [.failure(.notFound)])
+    #expect(results.values == [.failure(.broken(404))])
     #expect(downstream.receivedInputs.isEmpty)
   }
 

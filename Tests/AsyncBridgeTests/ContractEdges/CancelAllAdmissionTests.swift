@@ -17,7 +17,7 @@ import Testing
     let swept = Gate()
     // As soon as the event is published. A subscriber only buffers events (it is called under
     // the operation's lock), so the sweep runs on another thread, right after.
-    let tap = EventTap(manager) { event in
+    let tap = EventLog(manager, hearing: .publishingThread) { event in
       guard event.kind == .enqueued, event.operationID == operationID, !swept.isOpen else {
         return
       }

@@ -69,7 +69,7 @@ import Testing
     let seen = Recorder<OperationEvent.Kind>()
     /// Opened when the held event's publisher is held.
     let holding = Gate()
-    private let tap: EventTap
+    private let tap: EventLog
 
     init(
       _ manager: OperationQueueManager, _ operation: Operation, holding held: OperationEvent.Kind,
@@ -77,7 +77,7 @@ import Testing
     ) {
       let id = ObjectIdentifier(operation)
       let (seen, holding, released) = (seen, holding, Gate())
-      tap = EventTap(manager) { event in
+      tap = EventLog(manager, hearing: .publishingThread) { event in
         guard event.operationID == id else { return }
         if event.kind == held {
           holding.open()

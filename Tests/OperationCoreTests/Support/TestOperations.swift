@@ -5,16 +5,6 @@ import TestSupport
 /// A different operation class, to check that equal keys of different classes never join.
 final class OtherManualOperation: ManualOperation, @unchecked Sendable {}
 
-/// A failure type that can also stand for cancellation and timeout.
-enum LoadFailure: OperationFailure, Equatable {
-  case notFound
-  case cancelled
-  case timedOut(OperationTimeoutError)
-
-  init(cancellation: CancellationError) { self = .cancelled }
-  init(timeout: OperationTimeoutError) { self = .timedOut(timeout) }
-}
-
 /// Turns its upstream's number into a description; counts `main(input:)` calls.
 final class DescribeOperation: ChainedOperation<Int, String, any Error>, @unchecked Sendable {
   // State lives in `inputs`, guarded by its lock.
@@ -30,7 +20,7 @@ final class DescribeOperation: ChainedOperation<Int, String, any Error>, @unchec
 }
 
 /// The typed counterpart of ``DescribeOperation``.
-final class TypedDescribeOperation: ChainedOperation<Int, String, LoadFailure>,
+final class TypedDescribeOperation: ChainedOperation<Int, String, TestFailure>,
   @unchecked Sendable
 {
   // State lives in `inputs`, guarded by its lock.
@@ -43,11 +33,6 @@ final class TypedDescribeOperation: ChainedOperation<Int, String, LoadFailure>,
     inputs.withLock { $0.append(input) }
     finish(returning: "value \(input)")
   }
-}
-
-/// An error a test operation fails with.
-struct TestError: Error, Equatable {
-  let code: Int
 }
 
 /// Results delivered to completion handlers, for inspection.

@@ -18,7 +18,7 @@ import Testing
     }
     let error = failure(of: await completing { await cancelled.result })
     // A later call's request is the first event and the first request the server sees.
-    let later = page(of: await asyncResult(harness.dataManager, stackOverflow))
+    let later = success(of: await asyncResult(harness.dataManager, stackOverflow))
 
     #expect(error is CancellationError, "got \(String(describing: error))")
     #expect(later != nil)
@@ -59,7 +59,7 @@ import Testing
     leaving.cancel()
     let leavingError = failure(of: await completing { await leaving.result })
     release.signal()
-    let stayingPage = page(of: await completing { await staying.result })
+    let stayingPage = success(of: await completing { await staying.result })
 
     #expect(linedUp)
     #expect(leavingError is CancellationError, "got \(String(describing: leavingError))")

@@ -2,6 +2,7 @@ import AsyncBridge
 import FixtureServer
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 @testable import StackExchange
@@ -25,7 +26,7 @@ import Testing
     harness.manager.isSuspended = false
     var pages: [QuestionsPage] = []
     for task in tasks {
-      if let page = page(of: await task.value) { pages.append(page) }
+      if let page = success(of: await task.value) { pages.append(page) }
     }
 
     #expect(linedUp)
@@ -60,7 +61,7 @@ import Testing
     harness.manager.isSuspended = false
 
     #expect(linedUp)
-    for task in tasks { #expect(page(of: await task.value)?.items.count == 5) }
+    for task in tasks { #expect(success(of: await task.value)?.items.count == 5) }
     #expect(harness.questionRequests == 3)
   }
 
@@ -77,8 +78,8 @@ import Testing
     harness.manager.isSuspended = false
 
     #expect(linedUp)
-    #expect(page(of: await first.value)?.items.count == 5)
-    #expect(page(of: await second.value)?.items.count == 6)
+    #expect(success(of: await first.value)?.items.count == 5)
+    #expect(success(of: await second.value)?.items.count == 6)
     #expect(harness.questionRequests == 2)
   }
 }

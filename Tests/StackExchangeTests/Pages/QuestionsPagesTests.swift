@@ -142,7 +142,7 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
     let clock = FakeClock()
     let fixture = StackExchangeFixture(backoff: 30)
     let harness = try DataManagerHarness(fixture: fixture, clock: clock)
-    _ = page(of: await asyncResult(harness.dataManager, stackOverflow))
+    _ = success(of: await asyncResult(harness.dataManager, stackOverflow))
     fixture.backoff = nil
 
     let consumer = Task { await collect(harness.dataManager.pages(tenPerPage, maxPages: 1)) }
