@@ -57,7 +57,7 @@ import Testing
   @Test func typedUpstreamFailureReachesTheDownstreamCallerTyped() async throws {
     let manager = OperationQueueManager(name: "chain.typedFailure")
     let upstream = TestOperation<TestFailure>()
-    let downstream = TypedDescribeOperation(upstream: upstream)
+    let downstream = DescribeOperation(upstream: upstream)
     let results = Recorder<Result<String, TestFailure>>()
     manager.enqueue(upstream)
     manager.enqueue(downstream) { (result: Result<String, TestFailure>) in results.record(result) }

@@ -37,10 +37,7 @@ import Testing
     #expect(await Self.isCallerTimeout(performing: legacy, on: waiting, timeout: .milliseconds(1)))
     #expect(await becomesIdle(waiting))
     // The stand-in holds the legacy operation: once it is released, only this test does.
-    for _ in 0..<3_000 where !isKnownUniquelyReferenced(&legacy) {
-      try? await Task.sleep(for: .milliseconds(1))
-    }
-    #expect(isKnownUniquelyReferenced(&legacy))
+    #expect(await eventually { isKnownUniquelyReferenced(&legacy) })
     dependency.release(1)
     #expect(await becomesIdle(running))
     #expect(legacy.isCancelled)

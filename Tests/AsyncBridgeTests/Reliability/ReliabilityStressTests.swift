@@ -34,11 +34,11 @@ import Testing
     manager.enqueue(settledDuringDelivery) { _ in
       // Holds the delivery open on the cancelling thread while the queue starts the operation.
       handlerEntered.open()
-      while !handlerMayReturn.isOpen { usleep(100) }
+      _ = handlerMayReturn.block()
     }
     cancelledPending.cancel()
-    // On a queue of its own, not the global pool: the handler above polls on this thread, and
-    // on a one-core machine a polling pool thread would hold the whole pool.
+    // On a queue of its own, not the global pool: the handler above blocks this thread, and
+    // on a one-core machine a blocked pool thread would hold the whole pool.
     DispatchQueue(label: "reliability.probe.canceller").async { settledDuringDelivery.cancel() }
     #expect(await handlerEntered.wait())
 

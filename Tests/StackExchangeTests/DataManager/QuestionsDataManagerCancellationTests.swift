@@ -43,12 +43,12 @@ import Testing
   }
 
   @Test func cancellingOneOfSeveralCallersKeepsTheRequestForTheOthers() async throws {
-    // The server holds its answer until the test has seen the first caller leave (at most 60 s,
-    // so that a failing test cannot hold the connection thread for ever).
-    let release = DispatchSemaphore(value: 0)
+    // The server holds its answer until the test has seen the first caller leave (bounded, so
+    // that a failing test cannot hold the connection thread for ever).
+    let release = Gate()
     let fixture = StackExchangeFixture()
     let harness = try DataManagerHarness { request in
-      _ = release.wait(timeout: .now() + 60)
+      _ = release.block()
       return fixture.respond(to: request)
     }
     let events = harness.manager.makeEvents()
@@ -58,7 +58,7 @@ import Testing
     let linedUp = await registrations(2, on: events)
     leaving.cancel()
     let leavingError = failure(of: await completing { await leaving.result })
-    release.signal()
+    release.open()
     let stayingPage = success(of: await completing { await staying.result })
 
     #expect(linedUp)
