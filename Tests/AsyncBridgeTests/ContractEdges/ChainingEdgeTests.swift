@@ -4,8 +4,7 @@ import OperationCore
 import TestSupport
 import Testing
 
-/// Silent forever-waits and inconsistencies at the edges of chaining and event streams
-/// (issue 11, defect 5).
+/// Silent forever-waits and inconsistencies at the edges of chaining and event streams.
 @Suite struct ChainingEdgeTests {
   /// Either the layer enqueues the unclaimed upstream on the same manager (and the value
   /// arrives) or it reports the mistake with an error; waiting forever fails.
