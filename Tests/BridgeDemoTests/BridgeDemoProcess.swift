@@ -52,9 +52,10 @@ enum BridgeDemoProcess {
   }()
 
   /// Runs `bridge-demo` with `arguments`; the process is killed if it runs longer than
-  /// `timeout`, which the test then reports.
+  /// `timeout` (a bound on a hang, generous enough for a ThreadSanitizer run that shares both
+  /// cores with the stress suites), which the test then reports.
   static func run(
-    _ arguments: [String], timeout: Duration = .seconds(15), streams: Streams = .separate,
+    _ arguments: [String], timeout: Duration = .seconds(60), streams: Streams = .separate,
     sourceLocation: SourceLocation = #_sourceLocation
   ) async throws -> ProcessOutput {
     let executable = try #require(
