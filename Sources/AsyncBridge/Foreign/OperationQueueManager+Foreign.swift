@@ -9,8 +9,8 @@ extension OperationQueueManager {
   /// try await manager.perform(legacyOperation)
   /// ```
   ///
-  /// The operation is not added to the queue itself: a stand-in is, which starts it when the
-  /// queue starts the stand-in, so width, priorities, suspension, dependencies (those set
+  /// The operation is not added to the queue itself: its adapter is, which starts it when the
+  /// queue starts the adapter, so width, priorities, suspension, dependencies (those set
   /// before this call) and `cancelAllOperations()` apply to it as to any operation here. Its
   /// `completionBlock` is left alone. Hand over an operation nobody else enqueued or started;
   /// to wait for one that runs elsewhere, use `waitUntilFinished(_:timeout:)`.
@@ -156,7 +156,7 @@ extension OperationQueueManager {
       let admission = admitForeign(
         operation, as: Output.self, key: key, waiter: waiter,
         priority: own.rawValue > asked.rawValue ? own : asked, outcome: read)
-      return Self.place(of: admission, waiter: waiter)
+      return (admission.operation, admission.waiterID)
     }.outcome()
   }
 
@@ -165,32 +165,8 @@ extension OperationQueueManager {
     outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
   ) async -> ErasedOutcome {
     await AwaitedWaiter.register(timeout: timeout) { waiter in
-      Self.place(
-        of: ForeignOperationHost<Output>.observe(operation, waiter: waiter, outcome: read),
-        waiter: waiter)
+      let admission = ForeignAdapter<Output>.observe(operation, waiter: waiter, outcome: read)
+      return (admission.operation, admission.waiterID)
     }.outcome()
-  }
-
-  /// Where the waiter sits, for `AwaitedWaiter`; a finished operation's outcome is handed to it
-  /// at once.
-  private static func place<Output>(
-    of admission: ForeignAdmission<Output>, waiter: OperationWaiter
-  ) -> (any WaiterRemoving, OperationWaiter.ID?) {
-    switch admission {
-    case .finished(let outcome):
-      waiter.resume(with: outcome)
-      return (NothingToLeave.shared, nil)
-    case .waiting(let operation, let id):
-      return (operation, id)
-    }
-  }
-}
-
-/// Stands in for an operation whose outcome was handed over at once: nothing to leave.
-private final class NothingToLeave: WaiterRemoving {
-  static let shared = NothingToLeave()
-
-  func removeWaiter(_ id: OperationWaiter.ID, resumingWith outcome: ErasedOutcome) -> Bool {
-    false
   }
 }
