@@ -9,11 +9,11 @@ extension OperationQueueManager {
   /// try await manager.perform(legacyOperation)
   /// ```
   ///
-  /// The operation is not added to the queue itself: its adapter is, which starts it when the
-  /// queue starts the adapter, so width, priorities, suspension, dependencies (those set
-  /// before this call) and `cancelAllOperations()` apply to it as to any operation here. Its
-  /// `completionBlock` is left alone. Hand over an operation nobody else enqueued or started;
-  /// to wait for one that runs elsewhere, use `waitUntilFinished(_:timeout:)`.
+  /// Not the operation but its adapter goes into the queue, and starts it when the queue starts
+  /// the adapter, so width, priorities, suspension, dependencies (those set before this call)
+  /// and `cancelAllOperations()` apply to it. Its `completionBlock` is left alone. Hand over an
+  /// operation nobody else enqueued or started; for one that runs elsewhere, use
+  /// `waitUntilFinished(_:timeout:)`.
   ///
   /// Cancelling the calling task resumes this call at once with `CancellationError`, even
   /// while the operation is pending in a suspended queue; the operation is cancelled only when
@@ -40,35 +40,25 @@ extension OperationQueueManager {
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil
   ) async throws {
-    // One that produces a result runs as such, so its failure counts and callers of both
-    // kinds share it.
+    // One that produces a result runs as such, so callers of both kinds share it.
     if let producing = operation as? any ResultProducingOperation {
-      try await performDiscardingOutput(
-        producing, coalescingKey: coalescingKey, priority: priority, timeout: timeout)
+      _ = try await outcome(
+        of: producing, key: coalescingKey, priority: priority, timeout: timeout, observing: false)
       return
     }
-    try await foreignOutcome(
+    try await outcome(
       of: operation, as: Void.self, key: coalescingKey, priority: priority, timeout: timeout,
-      outcome: ErasedOutcome.finished
+      read: ErasedOutcome.finished
     ).value(as: Void.self)
   }
 
-  private func performDiscardingOutput<Foreign: ResultProducingOperation>(
-    _ operation: Foreign, coalescingKey: (any Hashable & Sendable)?,
-    priority: Operation.QueuePriority?, timeout: Duration?
-  ) async throws {
-    try await perform(operation, coalescingKey: coalescingKey, priority: priority, timeout: timeout)
-  }
-
   /// Runs `operation` on this manager's queue, or joins the same work in flight, and returns
-  /// its `ResultProducingOperation/outcome`.
+  /// its `ResultProducingOperation/outcome`; as `perform(_:coalescingKey:priority:timeout:)`
+  /// otherwise.
   ///
   /// ```swift
   /// let page = try await manager.perform(legacyFetch, coalescingKey: "questions/stackoverflow/1")
   /// ```
-  ///
-  /// Scheduling, cancellation and the deadline behave as in
-  /// `perform(_:coalescingKey:priority:timeout:)`.
   ///
   /// - Parameters:
   ///   - operation: The work. One that has already finished returns its outcome at once.
@@ -88,10 +78,8 @@ extension OperationQueueManager {
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil
   ) async throws -> Foreign.Output {
-    try await foreignOutcome(
-      of: operation, as: Foreign.Output.self, key: coalescingKey, priority: priority,
-      timeout: timeout, outcome: ErasedOutcome.produced(by:)
-    ).value(as: Foreign.Output.self)
+    try await outcome(
+      of: operation, key: coalescingKey, priority: priority, timeout: timeout, observing: false)
   }
 
   /// Waits, without blocking a thread, until `operation` has finished: an operation run
@@ -110,25 +98,19 @@ extension OperationQueueManager {
     _ operation: some Operation, timeout: Duration? = nil
   ) async throws {
     if let producing = operation as? any ResultProducingOperation {
-      try await waitDiscardingOutput(producing, timeout: timeout)
+      _ = try await outcome(
+        of: producing, key: nil, priority: nil, timeout: timeout, observing: true)
       return
     }
-    try await observedOutcome(
-      of: operation, as: Void.self, timeout: timeout, outcome: ErasedOutcome.finished
+    try await outcome(
+      of: operation, as: Void.self, timeout: timeout, observing: true,
+      read: ErasedOutcome.finished
     ).value(as: Void.self)
   }
 
-  private func waitDiscardingOutput<Foreign: ResultProducingOperation>(
-    _ operation: Foreign, timeout: Duration?
-  ) async throws {
-    try await waitUntilFinished(operation, timeout: timeout)
-  }
-
   /// Waits, without blocking a thread, until `operation`, run elsewhere, has finished, and
-  /// returns its `ResultProducingOperation/outcome`.
-  ///
-  /// As `waitUntilFinished(_:timeout:)`: nothing is enqueued, and leaving
-  /// never cancels the operation.
+  /// returns its `ResultProducingOperation/outcome`; as `waitUntilFinished(_:timeout:)`
+  /// otherwise: nothing is enqueued, and leaving never cancels the operation.
   ///
   /// - Parameters:
   ///   - operation: The operation to wait for.
@@ -140,32 +122,36 @@ extension OperationQueueManager {
   public func waitUntilFinished<Foreign: ResultProducingOperation>(
     _ operation: Foreign, timeout: Duration? = nil
   ) async throws -> Foreign.Output {
-    try await observedOutcome(
-      of: operation, as: Foreign.Output.self, timeout: timeout, outcome: ErasedOutcome.produced(by:)
+    try await outcome(of: operation, key: nil, priority: nil, timeout: timeout, observing: true)
+  }
+
+  /// The outcome of a ``ResultProducingOperation``, run here or (`observing`) elsewhere.
+  private func outcome<Foreign: ResultProducingOperation>(
+    of operation: Foreign, key: (any Hashable & Sendable)?, priority: Operation.QueuePriority?,
+    timeout: Duration?, observing: Bool
+  ) async throws -> Foreign.Output {
+    try await outcome(
+      of: operation, as: Foreign.Output.self, key: key, priority: priority, timeout: timeout,
+      observing: observing, read: ErasedOutcome.produced(by:)
     ).value(as: Foreign.Output.self)
   }
 
-  private func foreignOutcome<Foreign: Operation, Output: Sendable>(
-    of operation: Foreign, as output: Output.Type, key: (any Hashable & Sendable)?,
-    priority: Operation.QueuePriority?, timeout: Duration?,
-    outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
+  /// Waits for `operation`'s outcome: admitted with `key` and `priority` (the higher of the
+  /// task's and the operation's own when nil), or (`observing`) waited for where it runs.
+  private func outcome<Foreign: Operation, Output: Sendable>(
+    of operation: Foreign, as output: Output.Type, key: (any Hashable & Sendable)? = nil,
+    priority: Operation.QueuePriority? = nil, timeout: Duration?, observing: Bool = false,
+    read: @escaping @Sendable (Foreign) -> ErasedOutcome
   ) async -> ErasedOutcome {
     await AwaitedWaiter.register(timeout: timeout) { waiter in
       let asked = priority ?? Operation.QueuePriority(Task.currentPriority)
       let own = operation.queuePriority
-      let admission = admitForeign(
-        operation, as: Output.self, key: key, waiter: waiter,
-        priority: own.rawValue > asked.rawValue ? own : asked, outcome: read)
-      return (admission.operation, admission.waiterID)
-    }.outcome()
-  }
-
-  private func observedOutcome<Foreign: Operation, Output: Sendable>(
-    of operation: Foreign, as output: Output.Type, timeout: Duration?,
-    outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
-  ) async -> ErasedOutcome {
-    await AwaitedWaiter.register(timeout: timeout) { waiter in
-      let admission = ForeignAdapter<Output>.observe(operation, waiter: waiter, outcome: read)
+      let admission =
+        observing
+        ? ForeignAdapter<Output>.observe(operation, waiter: waiter, outcome: read)
+        : admitForeign(
+          operation, as: Output.self, key: key, waiter: waiter,
+          priority: own.rawValue > asked.rawValue ? own : asked, outcome: read)
       return (admission.operation, admission.waiterID)
     }.outcome()
   }

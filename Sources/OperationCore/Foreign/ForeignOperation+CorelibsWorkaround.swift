@@ -17,7 +17,9 @@ extension ForeignAdapter {
   func startForeignWhenReady(checksLeft: Int = 100) {
     guard foreign.isReady else {
       guard checksLeft > 0, foreign.dependencies.allSatisfy(\.isFinished) else {
-        ForeignAdapters.yieldStart(of: foreign, by: self)
+        ForeignAdapters.update(foreign, by: self) {
+          $0?.startClaimed = false; return true
+        }
         finish(throwing: ForeignOperationError.notReady(operationName: foreign.displayName))
         return
       }

@@ -1,22 +1,19 @@
 import Foundation
 
-// Foreign work (an `Operation` of your own) is admitted through its adapter, a
-// `ConcurrentOperation` that runs it on the queue; see `ForeignAdapter`.
-
 extension OperationQueueManager {
   /// Runs `operation` (any `Operation`) on this manager's queue, or joins the same work in
   /// flight, and calls `completion` once when it has finished: success, or `CancellationError`
   /// if it was cancelled.
   ///
-  /// The operation is not added to the queue itself: its adapter is, which starts it when the
-  /// queue starts the adapter, so width, priorities, suspension, dependencies and
-  /// ``cancelAllOperations()`` apply to it as to any operation here. Its `completionBlock` is
-  /// left alone. Hand over an operation that nobody else enqueued or started; to wait for one
-  /// that runs elsewhere, use `waitUntilFinished(_:timeout:)` (AsyncBridge).
+  /// Not the operation but its adapter goes into the queue, and starts it when the queue starts
+  /// the adapter, so width, priorities, suspension, dependencies and ``cancelAllOperations()``
+  /// apply to it. Its `completionBlock` is left alone. Hand over an operation nobody else
+  /// enqueued or started; to wait for one that runs elsewhere, use
+  /// `waitUntilFinished(_:timeout:)` (AsyncBridge).
   ///
   /// - Parameters:
-  ///   - operation: The work. An operation that has already finished is not run again:
-  ///     `completion` gets its outcome at once.
+  ///   - operation: The work. One that has already finished is not run again: `completion`
+  ///     gets its outcome at once.
   ///   - coalescingKey: While work of the same operation class and key is pending or executing,
   ///     this request joins it and `operation` is dropped (never started). Without a key, only
   ///     a second request for the same instance joins.
@@ -33,28 +30,20 @@ extension OperationQueueManager {
     callbackQueue: CallbackQueue? = nil,
     completion: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) -> Operation {
-    // One that produces a result runs as such, so its failure counts and callers of both
-    // kinds share it.
+    // One that produces a result runs as such, so callers of both kinds share it.
     if let producing = operation as? any ResultProducingOperation {
       return enqueueDiscardingOutput(
         producing, coalescingKey: coalescingKey, priority: priority,
         callbackQueue: callbackQueue, completion: completion)
     }
-    let completion = counted(completion, on: callbackQueue)
-    let waiter = OperationWaiter(interest: .untilSettled, callbackQueue: callbackQueue) {
-      outcome in completion(Result { try outcome.value(as: Void.self) })
-    }
     return enqueueForeign(
-      operation, as: Void.self, key: coalescingKey, waiter: waiter, priority: priority,
-      outcome: ErasedOutcome.finished)
+      operation, as: Void.self, key: coalescingKey, priority: priority,
+      callbackQueue: callbackQueue, completion: completion, outcome: ErasedOutcome.finished)
   }
 
   /// Runs `operation` on this manager's queue, or joins the same work in flight, and calls
-  /// `completion` once with its ``ResultProducingOperation/outcome``.
-  ///
-  /// As the plain `enqueue(_:coalescingKey:priority:callbackQueue:completion:)`;
-  /// an outcome of nil arrives as ``ForeignOperationError/noOutcome(operationName:)`` (or
-  /// `CancellationError` if the operation was cancelled).
+  /// `completion` once with its ``ResultProducingOperation/outcome``; as the plain
+  /// `enqueue(_:coalescingKey:priority:callbackQueue:completion:)` otherwise.
   ///
   /// - Parameters:
   ///   - operation: The work.
@@ -62,7 +51,8 @@ extension OperationQueueManager {
   ///     instance.
   ///   - priority: The queue priority; nil keeps the operation's own.
   ///   - callbackQueue: Where to call `completion`; nil calls it on the finishing thread.
-  ///   - completion: Called exactly once.
+  ///   - completion: Called exactly once; an outcome of nil arrives as
+  ///     ``ForeignOperationError/noOutcome(operationName:)`` (`CancellationError` if cancelled).
   /// - Returns: The operation doing the work: `operation`, or the one in flight it joined.
   @discardableResult
   @_disfavoredOverload
@@ -73,13 +63,9 @@ extension OperationQueueManager {
     callbackQueue: CallbackQueue? = nil,
     completion: @escaping @Sendable (Result<Foreign.Output, any Error>) -> Void
   ) -> Operation {
-    let completion = counted(completion, on: callbackQueue)
-    let waiter = OperationWaiter(interest: .untilSettled, callbackQueue: callbackQueue) {
-      outcome in completion(Result { try outcome.value(as: Foreign.Output.self) })
-    }
-    return enqueueForeign(
-      operation, as: Foreign.Output.self, key: coalescingKey, waiter: waiter, priority: priority,
-      outcome: ErasedOutcome.produced(by:))
+    enqueueForeign(
+      operation, as: Foreign.Output.self, key: coalescingKey, priority: priority,
+      callbackQueue: callbackQueue, completion: completion, outcome: ErasedOutcome.produced(by:))
   }
 
   private func enqueueDiscardingOutput<Foreign: ResultProducingOperation>(
@@ -94,18 +80,22 @@ extension OperationQueueManager {
 
   private func enqueueForeign<Foreign: Operation, Output: Sendable>(
     _ operation: Foreign, as output: Output.Type, key: (any Hashable & Sendable)?,
-    waiter: OperationWaiter, priority: Operation.QueuePriority?,
+    priority: Operation.QueuePriority?, callbackQueue: CallbackQueue?,
+    completion: @escaping @Sendable (Result<Output, any Error>) -> Void,
     outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
   ) -> Operation {
+    let completion = counted(completion, on: callbackQueue)
+    let waiter = OperationWaiter(interest: .untilSettled, callbackQueue: callbackQueue) {
+      outcome in completion(Result { try outcome.value(as: Output.self) })
+    }
     let admission = admitForeign(
       operation, as: Output.self, key: key, waiter: waiter, priority: priority, outcome: read)
     return (admission.operation as? ForeignAdapter<Output>)?.foreign ?? operation
   }
 
   /// Admits a request for foreign work with `waiter`: one that has finished gets its outcome at
-  /// once; otherwise the request joins the instance's adapter, or makes a new one and admits
-  /// it as any operation (joining work in flight under the operation's class and `key`, or
-  /// claiming it for this manager's queue).
+  /// once; otherwise the request joins the instance's adapter while it is open, or makes it a
+  /// new one and admits that as any operation (it may join work in flight under its key).
   package func admitForeign<Foreign: Operation, Output: Sendable>(
     _ operation: Foreign, as output: Output.Type, key: (any Hashable & Sendable)?,
     waiter: OperationWaiter?, priority: Operation.QueuePriority?,
@@ -117,33 +107,28 @@ extension OperationQueueManager {
     while true {
       let found = ForeignAdapters.adapter(of: operation) as? ForeignAdapter<Output>
       if let found, found.isClaimed {
-        // Claimed by a manager (this one or another): joined where it runs, while it is open.
         let (join, wakes) = found.join(waiter)
         wakes.run()
-        if case .joined(let id, _) = join {
-          if let priority { found.raisePriority(to: priority) }
-          return Admission(operation: found, waiterID: id)
+        guard case .joined(let id, _) = join else {
+          ForeignAdapters.retire(found, of: operation)  // Closed: the next turn replaces it.
+          continue
         }
-        ForeignAdapters.retire(found, of: operation)
-        continue
+        if let priority { found.raisePriority(to: priority) }
+        return Admission(operation: found, waiterID: id)
       }
-      // A new adapter, unless a racing request installed one it is admitting.
-      let made =
-        if let key {
-          ForeignAdapter<Output>(for: operation, key: key) { read(operation) }
-        } else {
+      // A new adapter, unless a racing request installed one that it is admitting.
+      let new =
+        if let key { ForeignAdapter<Output>(for: operation, key: key) { read(operation) } } else {
           ForeignAdapter<Output>(for: operation) { read(operation) }
         }
-      let installed = ForeignAdapters.install(made, for: operation)
-      guard let adapter = installed as? ForeignAdapter<Output> else {
-        return ForeignAdapter.observe(operation, waiter: waiter, outcome: read)
-      }
+      guard let adapter = ForeignAdapters.install(new, for: operation) as? ForeignAdapter<Output>
+      else { return ForeignAdapter.observe(operation, waiter: waiter, outcome: read) }
       let admission = admit(adapter, waiter: waiter, priority: priority, droppedFollows: true)
       if admission.operation !== adapter {
-        // Dropped for work in flight under its key, the adapter follows that work, and once
-        // released finishes `operation` unrun, unless a newer request made another adapter the
-        // instance's. Like any dropped request, `operation` is detached from its dependencies,
-        // whose unretained pointers to it would crash corelibs once it is released.
+        // Dropped for work under its key, it follows that work, then finishes `operation`
+        // unrun unless a newer request made another adapter the instance's. Like any dropped
+        // request, `operation` leaves its dependencies, whose unretained pointers to it would
+        // crash corelibs once it is released.
         ForeignAdapters.retire(adapter, of: operation)
         for dependency in operation.dependencies { operation.removeDependency(dependency) }
       }
