@@ -9,11 +9,9 @@ extension OperationQueueManager {
   /// try await manager.perform(legacyOperation)
   /// ```
   ///
-  /// Not the operation but its adapter goes into the queue, and starts it when the queue starts
-  /// the adapter, so width, priorities, suspension, dependencies (those set before this call)
-  /// and `cancelAllOperations()` apply to it. Its `completionBlock` is left alone. Hand over an
-  /// operation nobody else enqueued or started; for one that runs elsewhere, use
-  /// `waitUntilFinished(_:timeout:)`.
+  /// Its adapter goes into the queue and starts it, so queue control and dependencies set
+  /// before the call apply; its `completionBlock` is left alone. Hand over an operation nobody
+  /// else enqueued or started; for one that runs elsewhere, use `waitUntilFinished(_:timeout:)`.
   ///
   /// Cancelling the calling task resumes this call at once with `CancellationError`, even
   /// while the operation is pending in a suspended queue; the operation is cancelled only when
@@ -22,16 +20,13 @@ extension OperationQueueManager {
   /// already cancelled gets `CancellationError` without enqueueing anything.
   ///
   /// - Parameters:
-  ///   - operation: The work. One that has already finished is not run again: the call
-  ///     returns (or throws its cancellation) at once.
-  ///   - coalescingKey: While work of the same operation class and key is pending or executing,
-  ///     this call joins it and `operation` is dropped (never started). Without a key, only a
-  ///     second call for the same instance joins.
+  ///   - operation: The work. One that has already finished is not run again.
+  ///   - coalescingKey: Joins pending or executing work of the same class and key, and
+  ///     `operation` is dropped (never started). Without a key, only the same instance joins.
   ///   - priority: The queue priority this caller asks for; nil uses the higher of the task's
   ///     and the operation's own.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
-  /// - Throws: `CancellationError` if the operation (or the task) was cancelled,
-  ///   `OperationTimeoutError` when the deadline passed, or
+  /// - Throws: `CancellationError`, `OperationTimeoutError`, or
   ///   `ForeignOperationError/notReady(operationName:)`.
   @_disfavoredOverload
   public func perform(
@@ -53,23 +48,17 @@ extension OperationQueueManager {
   }
 
   /// Runs `operation` on this manager's queue, or joins the same work in flight, and returns
-  /// its `ResultProducingOperation/outcome`; as `perform(_:coalescingKey:priority:timeout:)`
-  /// otherwise.
-  ///
-  /// ```swift
-  /// let page = try await manager.perform(legacyFetch, coalescingKey: "questions/stackoverflow/1")
-  /// ```
+  /// its `ResultProducingOperation/outcome`; as `perform(_:coalescingKey:priority:timeout:)`.
   ///
   /// - Parameters:
   ///   - operation: The work. One that has already finished returns its outcome at once.
-  ///   - coalescingKey: Joins work of the same class and key in flight; nil joins only the
-  ///     same instance.
+  ///   - coalescingKey: Joins work of the same class and key; nil joins only the same instance.
   ///   - priority: The queue priority this caller asks for; nil uses the higher of the task's
   ///     and the operation's own.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
   /// - Returns: The operation's value.
   /// - Throws: The operation's failure; `CancellationError`; `OperationTimeoutError`; or
-  ///   `ForeignOperationError` when it finished without an outcome or was not ready.
+  ///   `ForeignOperationError`.
   @discardableResult
   @_disfavoredOverload
   public func perform<Foreign: ResultProducingOperation>(
@@ -82,18 +71,16 @@ extension OperationQueueManager {
       of: operation, key: coalescingKey, priority: priority, timeout: timeout, observing: false)
   }
 
-  /// Waits, without blocking a thread, until `operation` has finished: an operation run
-  /// elsewhere (added to any queue by other code, or started by hand). Nothing is enqueued on
-  /// this manager, and its queue control does not apply.
-  ///
-  /// Cancelling the calling task (or its `timeout` passing) resumes this call at once; the
-  /// operation is never cancelled by a waiter leaving: it belongs to someone else.
+  /// Waits, without blocking a thread, until `operation`, run elsewhere (by any queue, or by
+  /// hand), has finished. Nothing is enqueued here, and this manager's queue control does not
+  /// apply. Cancelling the calling task (or `timeout` passing) resumes the call at once; a
+  /// waiter leaving never cancels the operation: it belongs to someone else.
   ///
   /// - Parameters:
   ///   - operation: The operation to wait for. One that has already finished returns at once.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
   /// - Throws: `CancellationError` if the operation (or the task) was cancelled, or
-  ///   `OperationTimeoutError` when the deadline passed.
+  ///   `OperationTimeoutError`.
   public func waitUntilFinished(
     _ operation: some Operation, timeout: Duration? = nil
   ) async throws {
@@ -108,9 +95,8 @@ extension OperationQueueManager {
     ).value(as: Void.self)
   }
 
-  /// Waits, without blocking a thread, until `operation`, run elsewhere, has finished, and
-  /// returns its `ResultProducingOperation/outcome`; as `waitUntilFinished(_:timeout:)`
-  /// otherwise: nothing is enqueued, and leaving never cancels the operation.
+  /// Waits until `operation`, run elsewhere, has finished, and returns its
+  /// `ResultProducingOperation/outcome`; as `waitUntilFinished(_:timeout:)`.
   ///
   /// - Parameters:
   ///   - operation: The operation to wait for.

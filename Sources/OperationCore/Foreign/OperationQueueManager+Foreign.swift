@@ -5,18 +5,14 @@ extension OperationQueueManager {
   /// flight, and calls `completion` once when it has finished: success, or `CancellationError`
   /// if it was cancelled.
   ///
-  /// Not the operation but its adapter goes into the queue, and starts it when the queue starts
-  /// the adapter, so width, priorities, suspension, dependencies and ``cancelAllOperations()``
-  /// apply to it. Its `completionBlock` is left alone. Hand over an operation nobody else
-  /// enqueued or started; to wait for one that runs elsewhere, use
-  /// `waitUntilFinished(_:timeout:)` (AsyncBridge).
+  /// Its adapter goes into the queue and starts it, so queue control and dependencies apply;
+  /// its `completionBlock` is left alone. Hand over an operation nobody else enqueued or
+  /// started; for one that runs elsewhere, use `waitUntilFinished(_:timeout:)` (AsyncBridge).
   ///
   /// - Parameters:
-  ///   - operation: The work. One that has already finished is not run again: `completion`
-  ///     gets its outcome at once.
-  ///   - coalescingKey: While work of the same operation class and key is pending or executing,
-  ///     this request joins it and `operation` is dropped (never started). Without a key, only
-  ///     a second request for the same instance joins.
+  ///   - operation: The work. One that has already finished is not run again.
+  ///   - coalescingKey: Joins pending or executing work of the same class and key, and
+  ///     `operation` is dropped (never started). Without a key, only the same instance joins.
   ///   - priority: The queue priority; nil keeps the operation's own.
   ///   - callbackQueue: Where to call `completion`; nil calls it on the finishing thread.
   ///   - completion: Called exactly once.
@@ -43,12 +39,11 @@ extension OperationQueueManager {
 
   /// Runs `operation` on this manager's queue, or joins the same work in flight, and calls
   /// `completion` once with its ``ResultProducingOperation/outcome``; as the plain
-  /// `enqueue(_:coalescingKey:priority:callbackQueue:completion:)` otherwise.
+  /// `enqueue(_:coalescingKey:priority:callbackQueue:completion:)`.
   ///
   /// - Parameters:
   ///   - operation: The work.
-  ///   - coalescingKey: Joins work of the same class and key in flight; nil joins only the same
-  ///     instance.
+  ///   - coalescingKey: Joins work of the same class and key; nil joins only the same instance.
   ///   - priority: The queue priority; nil keeps the operation's own.
   ///   - callbackQueue: Where to call `completion`; nil calls it on the finishing thread.
   ///   - completion: Called exactly once; an outcome of nil arrives as
