@@ -2,11 +2,11 @@ import Foundation
 import OperationCore
 
 extension OperationQueueManager {
-  /// Runs `operation` (any `Operation`: a `BlockOperation`, a legacy subclass) on this
+  /// Runs `operation` (any `Operation`: a `BlockOperation`, a team's own subclass) on this
   /// manager's queue, or joins the same work in flight, and waits until it has finished.
   ///
   /// ```swift
-  /// try await manager.perform(legacyOperation)
+  /// try await manager.perform(foreignOperation)
   /// ```
   ///
   /// Its adapter goes into the queue and starts it, so queue control and dependencies set

@@ -8,7 +8,7 @@ import Foundation
 /// request joins a claimed ``ConcurrentOperation``. Managers schedule, index, count, cancel and
 /// report the adapter like their own operations, so the core's guarantees hold for foreign
 /// work. The foreign operation is never added to a queue: the adapter starts it when its queue
-/// starts the adapter, and settles when it finishes (``ForeignFinishSignal``). So a legacy
+/// starts the adapter, and settles when it finishes (``ForeignFinishSignal``). So a foreign
 /// `cancel()` that reports a pending operation finished (which corrupts
 /// swift-corelibs-foundation's queue when the operation sits in one) touches no queue.
 ///
@@ -58,7 +58,7 @@ package final class ForeignAdapter<Output: Sendable>: ConcurrentOperation<Output
 
   /// Claimed, going into its queue: the foreign operation's dependencies, as they stand now,
   /// gate the adapter; and the adapter settles once the foreign operation finishes, even while
-  /// pending (a legacy `cancel()` may finish it then).
+  /// pending (its own `cancel()` may finish it then).
   package override func willEnqueue(on manager: OperationQueueManager) {
     for dependency in foreign.dependencies { addDependency(dependency) }
     ForeignFinishSignal.whenFinished(foreign) { [self] in settle(erased: readOutcome()) }
@@ -112,7 +112,7 @@ package final class ForeignAdapter<Output: Sendable>: ConcurrentOperation<Output
   }
 
   /// Calls `body` with the foreign operation on a serial queue of its own, never on the pool
-  /// that tasks and Dispatch's global queues share: a legacy `cancel()` or `start()` may block
+  /// that tasks and Dispatch's global queues share: a foreign `cancel()` or `start()` may block
   /// or call back. Callers were resumed before, and never wait for it.
   func callForeign(_ body: @escaping @Sendable (Operation) -> Void) {
     let foreign = self.foreign

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Tells an adapter that its foreign operation has finished, whoever runs it, without reading
-/// or setting the operation's `completionBlock` (the legacy code owns it, and may replace it
+/// or setting the operation's `completionBlock` (its owner's code sets it, and may replace it
 /// while the operation runs).
 ///
 /// The signal is an operation that depends on the foreign one, in a private queue that is

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where foreign work requested with a key sits in a manager's coalescing index: under the
-/// operation's class and the caller's key, so two legacy classes that use equal keys never
+/// operation's class and the caller's key, so two operation classes that use equal keys never
 /// share work.
 struct ForeignKey<Base: Hashable & Sendable>: Hashable, Sendable, CustomStringConvertible {
   let operationType: Operation.Type
