@@ -23,7 +23,9 @@ extension ForeignAdapter {
         finish(throwing: ForeignOperationError.notReady(operationName: foreign.displayName))
         return
       }
-      DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(100)) {
+      // Not on a global queue: a synchronous operation's work runs inside `start()`.
+      let queue = DispatchQueue(label: "OperationBridge.ForeignAdapter.readiness")
+      queue.asyncAfter(deadline: .now() + .microseconds(100)) {
         self.startForeignWhenReady(checksLeft: checksLeft - 1)
       }
       return
