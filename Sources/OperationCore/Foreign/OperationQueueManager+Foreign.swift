@@ -118,6 +118,8 @@ extension OperationQueueManager {
         }
       guard let adapter = ForeignAdapters.install(new, for: operation) as? ForeignAdapter<Output>
       else { return ForeignAdapter.observe(operation, waiter: waiter, outcome: read) }
+      // Claimed meanwhile by a racing request: joined, so its closing is seen atomically.
+      if adapter.isClaimed { continue }
       let admission = admit(adapter, waiter: waiter, priority: priority, droppedFollows: true)
       if admission.operation !== adapter {
         // Dropped for work under its key, it follows that work, then finishes `operation`
