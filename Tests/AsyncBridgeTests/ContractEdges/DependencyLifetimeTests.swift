@@ -26,23 +26,23 @@ import Testing
     #expect(await becomesIdle(running))
   }
 
-  /// A legacy operation the caller keeps: its stand-in, which took over its dependencies, ends
+  /// A legacy operation the caller keeps: its adapter, which took over its dependencies, ends
   /// when the caller's deadline passes, and is released.
-  @Test func aStandInWhoseCallerLeftIsNotTouchedWhenItsDependencyFinishes() async {
+  @Test func anAdapterWhoseCallerLeftIsNotTouchedWhenItsDependencyFinishes() async {
     let (dependency, running) = await Self.runningDependency()
-    let waiting = OperationQueueManager(name: "edges.dependency.standIn")
+    let waiting = OperationQueueManager(name: "edges.dependency.adapter")
     var legacy = BlockOperation {}
     legacy.addDependency(dependency)
     #expect(await Self.isCallerTimeout(performing: legacy, on: waiting, timeout: .milliseconds(1)))
     #expect(await becomesIdle(waiting))
-    // The stand-in holds the legacy operation: once it is released, only this test does.
+    // The adapter holds the legacy operation: once it is released, only this test does.
     #expect(await eventually { isKnownUniquelyReferenced(&legacy) })
     dependency.release(1)
     #expect(await becomesIdle(running))
     #expect(legacy.isCancelled)
   }
 
-  /// A legacy operation handed over and not kept: its stand-in cancels it (and starts it, so
+  /// A legacy operation handed over and not kept: its adapter cancels it (and starts it, so
   /// it finishes) when its caller's task is cancelled; both are released.
   @Test func aLegacyOperationWhoseCallerLeftIsNotTouchedWhenItsDependencyFinishes() async {
     let (dependency, running) = await Self.runningDependency()
