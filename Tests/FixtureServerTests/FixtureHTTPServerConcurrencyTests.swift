@@ -1,4 +1,5 @@
 import Foundation
+import LockedValue
 import Testing
 
 @testable import FixtureServer
@@ -69,7 +70,7 @@ private let session = makeTestSession(maxConnectionsPerHost: 64)
 /// Blocks the server's connection threads until the test opens it.
 private final class ReleaseGate: Sendable {
   private let condition = NSCondition()
-  private let isOpen = LockedBox(false)
+  private let isOpen = Locked(false)
 
   func wait() {
     condition.lock()

@@ -1,6 +1,7 @@
 import AsyncBridge
 import Dispatch
 import Foundation
+import LockedValue
 import OperationCore
 
 /// Records a manager's lifecycle events (through `makeEvents()`) and lets a test wait for them.

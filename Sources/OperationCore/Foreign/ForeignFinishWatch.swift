@@ -1,4 +1,5 @@
 import Foundation
+import LockedValue
 
 /// Calls a closure once, as soon as an operation of anyone's has finished, whoever runs it and
 /// whatever its `completionBlock` does: the watch never reads or sets that block.

@@ -1,4 +1,5 @@
 import Foundation
+import LockedValue
 
 /// Which host stands in for a foreign operation, so that one operation is started at most once
 /// and only by the host that owns it.

@@ -1,5 +1,7 @@
 import AsyncBridge
+import LockedValue
 import OperationCore
+import OperationNetworking
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
