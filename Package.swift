@@ -23,6 +23,7 @@ let package = Package(
       ]
     ),
     .target(name: "Benchmarks", dependencies: ["OperationCore", "AsyncBridge", "FixtureServer"]),
+    .executableTarget(name: "instruction-counts", dependencies: ["Benchmarks"]),
     .target(
       name: "TestSupport", dependencies: ["OperationCore", "AsyncBridge"], path: "Tests/TestSupport"
     ),

@@ -135,10 +135,8 @@ import Testing
   }
 
   /// One instance is one piece of work, however it is asked for: a second request under
-  /// another key (or none) or through another manager waits for the stand-in already running
-  /// it. So the first caller leaving never cancels the operation under the second; until the
-  /// twelfth session each request had its own stand-in, and the first one's departure
-  /// cancelled the operation for both.
+  /// another key (or none) or through another manager joins the adapter already running it.
+  /// So the first caller leaving never cancels the operation under the second.
   @Test(arguments: SecondRequest.allCases)
   func oneInstanceRequestedTwoWaysIsSharedAndOneCallerLeavingKeepsItForTheOther(
     second: SecondRequest

@@ -105,8 +105,8 @@ import Testing
   }
 
   /// An upstream whose key is in flight joins that work and is dropped, never to run; the
-  /// downstream then takes that work's value (it waited forever on the dropped upstream, a
-  /// dependency that never finished). Both ways in: the caller enqueued the upstream first, or
+  /// downstream then takes that work's value, and the dropped upstream, its dependency, is
+  /// released with that work. Both ways in: the caller enqueued the upstream first, or
   /// the manager did for the downstream.
   @Test(arguments: [true, false])
   func aDownstreamWhoseUpstreamJoinsWorkInFlightGetsThatWorksValue(

@@ -2,15 +2,15 @@ import Foundation
 import OperationCore
 
 extension OperationQueueManager {
-  /// Runs `operation` (any `Operation`: a `BlockOperation`, a legacy subclass) on this
+  /// Runs `operation` (any `Operation`: a `BlockOperation`, a team's own subclass) on this
   /// manager's queue, or joins the same work in flight, and waits until it has finished.
   ///
   /// ```swift
-  /// try await manager.perform(legacyOperation)
+  /// try await manager.perform(foreignOperation)
   /// ```
   ///
-  /// The operation is not added to the queue itself: a stand-in is, which starts it when the
-  /// queue starts the stand-in, so width, priorities, suspension, dependencies (those set
+  /// The operation is not added to the queue itself: its adapter is, which starts it when the
+  /// queue starts the adapter, so width, priorities, suspension, dependencies (those set
   /// before this call) and `cancelAllOperations()` apply to it as to any operation here. Its
   /// `completionBlock` is left alone. Hand over an operation nobody else enqueued or started;
   /// to wait for one that runs elsewhere, use `waitUntilFinished(_:timeout:)`.

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `cancelAllOperations()` covers every operation admitted before it: an `enqueued` event is
-/// published only once the operation is where cancel-all finds it (issue 11, defect 1).
+/// published only once the operation is where cancel-all finds it.
 @Suite struct CancelAllAdmissionTests {
   @Test(arguments: [nil, 1] as [Int?])
   func cancelAllCalledAsSoonAsAnOperationIsReportedEnqueuedCancelsIt(key: Int?) async throws {

@@ -4,8 +4,7 @@ import OperationCore
 import TestSupport
 import Testing
 
-/// Silent forever-waits and inconsistencies at the edges of chaining and event streams
-/// (issue 11, defect 5).
+/// Silent forever-waits and inconsistencies at the edges of chaining and event streams.
 @Suite struct ChainingEdgeTests {
   /// Turns its upstream's number into a description.
   final class Describe: ChainedOperation<Int, String, any Error>, @unchecked Sendable {

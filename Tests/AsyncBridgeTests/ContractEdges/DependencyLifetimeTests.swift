@@ -6,9 +6,8 @@ import Testing
 
 /// On swift-corelibs-foundation a dependency keeps an unretained pointer to each of its
 /// dependents and follows it when it finishes. An operation that finishes first (its only caller
-/// left while it waited for the dependency) and is then released must not be there by then.
-/// Until the thirteenth session each of these crashed the process once the dependency finished
-/// (an independent probe: 10 of 10 runs of each).
+/// left while it waited for the dependency) and is then released must not be there by then,
+/// or the process crashes once the dependency finishes (docs/PLATFORM-NOTES.md).
 @Suite struct DependencyLifetimeTests {
   /// An operation of this library, handed over and not kept: its caller's deadline passes
   /// while it waits for a dependency another manager runs.

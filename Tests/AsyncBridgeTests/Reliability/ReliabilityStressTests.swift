@@ -114,7 +114,7 @@ import Testing
 
   /// A request that joined other work never runs, and no event names it. Held by the caller
   /// (here, the test), it finishes with the work it joined, so whatever depends on it or waits
-  /// for it goes on; until the thirteenth session it never finished.
+  /// for it goes on.
   @Test func requestThatJoinedOtherWorkNeverRunsAndFinishesWithIt() async throws {
     let marker = QueueThreadMarker(label: "reliability.joiner")
     let manager = marker.makeManager(name: "reliability.joiner", maxConcurrentOperationCount: 2)

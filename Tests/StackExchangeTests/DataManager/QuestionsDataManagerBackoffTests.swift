@@ -128,7 +128,7 @@ import Testing
 
   /// The public initializer takes any duration: past `Int64.max` seconds (where
   /// `Duration.components` traps) the description says `Int64.max` seconds, and a backoff
-  /// already over says 0. The first trapped until the thirteenth session.
+  /// already over says 0.
   @Test func descriptionOfAnyDurationDoesNotTrap() {
     for beyond in [Duration.seconds(Int64.max) + .seconds(1), .seconds(Int64.max) * 4] {
       let error = BackoffError(site: "superuser", retryAfter: beyond)

@@ -35,10 +35,8 @@ import Testing
   }
 
   /// Data managers on one queue manager share a request only when they would have sent it
-  /// alike: the same session, decoder and request timeout. Until the thirteenth session the URL
-  /// alone was the key, so a call joined another data manager's request and got that one's time
-  /// limit (an independent probe: a 1 s data manager's call returned after 2.9 s, and a 30 s
-  /// one's failed after 1 s).
+  /// alike: the same session, decoder and request timeout. Keyed by the URL alone, a call would
+  /// join another data manager's request and get that one's time limit.
   @Test func dataManagersShareARequestOnlyWithTheSameSettings() async throws {
     let harness = try DataManagerHarness(fixture: StackExchangeFixture())
     let first = harness.dataManager

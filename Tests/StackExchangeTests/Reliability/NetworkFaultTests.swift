@@ -247,8 +247,8 @@ private func expectTransportFailure(
     case resetMidBody
   }
 
-  /// PLATFORM-NOTES: `URLSessionTask.cancel()` racing a failing connection crashed
-  /// swift-corelibs-foundation 6.3.1 with a URL-cached session. With the session the package
+  /// `URLSessionTask.cancel()` racing a failing connection crashes swift-corelibs-foundation
+  /// 6.3.1 with a URL-cached session (docs/PLATFORM-NOTES.md). With the session the package
   /// recommends, 1,000 rounds of cancellation (the operation's, or its awaiting task's, from
   /// another queue after a random short delay) against a failing connection must neither
   /// crash nor deliver twice, and every caller gets cancellation or the transport error.
