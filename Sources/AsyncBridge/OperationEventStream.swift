@@ -8,8 +8,8 @@ import OperationCore
 /// threads finishing operations. On Linux a consumer task of the default priority runs on the same
 /// Dispatch queues as the operations, after those queued before it: under a burst of short
 /// operations it may see only a fraction of the events. A `.high` priority task runs ahead of them
-/// and keeps up, at a price: in `bridge-demo bench`'s `events_overhead` (100,000 no-op operations)
-/// it halved the throughput, where the default task cost 7–23%. The subscription ends when the
+/// and keeps up, at a price: it takes a core from the operations (docs/PERFORMANCE.md,
+/// `events_overhead`, gives both costs). The subscription ends when the
 /// iterating task is cancelled or the stream and its iterator are released; iteration ends when the
 /// manager is released, once the buffered events are handed out.
 ///
