@@ -1,10 +1,11 @@
 import Dispatch
+import LockedValue
 import OperationCore
 
 /// The callers' deadlines: one Dispatch timer for all of them, armed for the earliest, and a
 /// heap of the pending ones. A caller that gets its outcome first takes its deadline out at
 /// once, so a far deadline keeps nothing once its caller is done (a Dispatch timer per caller
-/// kept about 560 bytes each until it fired, however long that was).
+/// would keep its memory until it fired, however long that was).
 ///
 /// Adding and removing a deadline cost O(log n) under one lock; the timer's handler takes the
 /// deadlines that are due out under the lock and runs their actions after releasing it.

@@ -7,8 +7,7 @@ import Testing
 
 /// The shared timer behind callers' deadlines: deadlines fire in the order they are due, a
 /// deadline taken out never fires, and a caller that gets its outcome first leaves nothing
-/// behind. Until the thirteenth session each deadline was a Dispatch timer of its own, which
-/// kept about 560 bytes until it fired, however long after the call that was.
+/// behind.
 @Suite struct CallerDeadlinesTests {
   @Test func deadlinesFireInTheOrderTheyAreDue() async {
     let deadlines = CallerDeadlines()

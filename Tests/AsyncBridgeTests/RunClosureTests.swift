@@ -1,5 +1,6 @@
 import AsyncBridge
 import Foundation
+import LockedValue
 import OperationCore
 import TestSupport
 import Testing
@@ -16,9 +17,9 @@ import Testing
 
   @Test func runRethrowsTheClosuresError() async throws {
     let manager = OperationQueueManager(name: "run.error")
-    await #expect(throws: Boom(code: 1)) {
+    await #expect(throws: TestFailure.broken(1)) {
       try await withDeadline {
-        try await manager.run { () async throws -> Int in throw Boom(code: 1) }
+        try await manager.run { () async throws -> Int in throw TestFailure.broken(1) }
       }
     }
     #expect(await becomesIdle(manager))

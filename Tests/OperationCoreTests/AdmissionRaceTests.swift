@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LockedValue
 import OperationCore
 import TestSupport
 import Testing
@@ -49,7 +50,7 @@ import Testing
     manager.enqueue(operation) { _ in
       // Runs on the cancelling thread and holds delivery open until the test lets it go.
       handlerEntered.open()
-      while !handlerMayReturn.isOpen { usleep(100) }
+      _ = handlerMayReturn.block()
       handlerReturned.open()
     }
     DispatchQueue.global().async { operation.cancel() }

@@ -124,24 +124,26 @@ extension OperationQueueManager {
     let generation = cancelAllGeneration.load(ordering: .sequentiallyConsistent)
     guard let key = operation.coalescingKey else {
       // Nothing to join or index: the operation's own lock makes the claim atomic.
-      let claim = claim(operation, waiter: waiter, priority: priority)
+      let claim = claim(operation, waiter: waiter, priority: priority, audience: events.audience)
       return addToQueue(operation, claim, waiter: waiter, generation: generation)
     }
     // One step under the manager's lock: join work in flight, or claim this operation,
     // register the waiter and index it, so two identical requests never both start fresh work.
     var claim = OperationStateMachine.Action.refused
     var wakes = EventWakes()
+    // Read before the manager's lock is taken: the hub's lock nests under no other.
+    let audience = events.audience
     let joined = state.withLock { state -> Admission<Value, Failure>? in
       // The operation's own class, read from the instance: naming
       // `ConcurrentOperation<Value, Failure>.self` in this unspecialised code looked up the
-      // generic class's metadata on every admission (~300 instructions).
+      // generic class's metadata on every admission.
       if let joined = Self.join(
         key, as: type(of: operation), in: state, excluding: operation,
         waiter: waiter, wakes: &wakes)
       {
         return joined
       }
-      claim = self.claim(operation, waiter: waiter, priority: priority)
+      claim = self.claim(operation, waiter: waiter, priority: priority, audience: audience)
       // Settled work (cancelled before it was enqueued) is never indexed: nothing would
       // remove it.
       if case .registered = claim { state.inFlight[key] = operation }
@@ -195,13 +197,14 @@ extension OperationQueueManager {
   }
 
   /// Claims `operation` for this manager's queue with its first waiter, and counts it as
-  /// outstanding unless it was claimed before.
+  /// outstanding unless it was claimed before. `audience`: the subscribers who see its events.
   private func claim<Value, Failure>(
     _ operation: ConcurrentOperation<Value, Failure>,
     waiter: OperationWaiter?,
-    priority: Operation.QueuePriority?
+    priority: Operation.QueuePriority?,
+    audience: EventAudience?
   ) -> OperationStateMachine.Action {
-    let claim = operation.claim(by: self, waiter: waiter, audience: events.audience)
+    let claim = operation.claim(by: self, waiter: waiter, audience: audience)
     switch claim {
     case .none, .publish, .announce, .refused, .run, .deliver, .left, .release:
       return claim
@@ -221,8 +224,7 @@ extension OperationQueueManager {
   /// No dynamic cast: an operation is indexed under its own key, and a key names the exact
   /// class of the operations that build it (``ConcurrentOperation/init(coalescingKey:)`` uses
   /// `Self`), so an operation found under a key built for a `type` subclass is of that class.
-  /// (A checked cast here looked up the generic class's metadata on every join: ~1,000
-  /// instructions.)
+  /// (A checked cast here would look up the generic class's metadata on every join.)
   private static func join<Value, Failure>(
     _ key: CoalescingKey,
     as type: ConcurrentOperation<Value, Failure>.Type,
