@@ -150,7 +150,7 @@ extension OperationQueueManager {
     priority: Operation.QueuePriority?, timeout: Duration?,
     outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
   ) async -> ErasedOutcome {
-    await AwaitedWaiter.register(timeout: timeout) { waiter in
+    await SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
       let asked = priority ?? Operation.QueuePriority(Task.currentPriority)
       let own = operation.queuePriority
       let admission = admitForeign(
@@ -164,33 +164,24 @@ extension OperationQueueManager {
     of operation: Foreign, as output: Output.Type, timeout: Duration?,
     outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
   ) async -> ErasedOutcome {
-    await AwaitedWaiter.register(timeout: timeout) { waiter in
+    await SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
       Self.place(
         of: ForeignOperationHost<Output>.observe(operation, waiter: waiter, outcome: read),
         waiter: waiter)
     }.outcome()
   }
 
-  /// Where the waiter sits, for `AwaitedWaiter`; a finished operation's outcome is handed to it
-  /// at once.
+  /// Where the waiter sits, for its `SuspensionPoint`; a finished operation's outcome is handed
+  /// to it at once, and it sits nowhere.
   private static func place<Output>(
     of admission: ForeignAdmission<Output>, waiter: OperationWaiter
-  ) -> (any WaiterRemoving, OperationWaiter.ID?) {
+  ) -> (any WaiterRemoving, OperationWaiter.ID)? {
     switch admission {
     case .finished(let outcome):
       waiter.resume(with: outcome)
-      return (NothingToLeave.shared, nil)
+      return nil
     case .waiting(let operation, let id):
-      return (operation, id)
+      return id.map { (operation, $0) }
     }
-  }
-}
-
-/// Stands in for an operation whose outcome was handed over at once: nothing to leave.
-private final class NothingToLeave: WaiterRemoving {
-  static let shared = NothingToLeave()
-
-  func removeWaiter(_ id: OperationWaiter.ID, resumingWith outcome: ErasedOutcome) -> Bool {
-    false
   }
 }
