@@ -23,6 +23,7 @@ let package = Package(
       ]
     ),
     .target(name: "Benchmarks", dependencies: ["OperationCore", "AsyncBridge", "FixtureServer"]),
+    .executableTarget(name: "instruction-counts", dependencies: ["Benchmarks"]),
     .target(
       name: "TestSupport", dependencies: ["OperationCore", "AsyncBridge"], path: "Tests/TestSupport"
     ),
@@ -37,7 +38,7 @@ let package = Package(
         "StackExchange", "OperationCore", "AsyncBridge", "FixtureServer", "TestSupport",
       ]
     ),
-    .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
+    .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer", "TestSupport"]),
     .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "TestSupport"]),
     .testTarget(
       name: "LegacyAdoptionTests", dependencies: ["AsyncBridge", "OperationCore", "TestSupport"]),

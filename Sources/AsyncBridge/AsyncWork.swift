@@ -2,8 +2,8 @@ import OperationCore
 
 /// What an ``AsyncOperation`` does with its closure. Not generic, and not nested in the generic
 /// class: the operation starts and cancels its work from unspecialised code (the queue calls
-/// `main()` dynamically), where a generic state, outcome or value box looked up its metadata on
-/// every run (four lookups, ~1,200 instructions).
+/// `main()` dynamically), where a generic state, outcome or value box would look up its
+/// metadata on every run.
 @usableFromInline
 enum AsyncWork: Sendable {
   /// Not started: the closure, wrapped to hand back its outcome type-erased.

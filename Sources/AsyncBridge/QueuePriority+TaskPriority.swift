@@ -6,7 +6,7 @@ extension Operation.QueuePriority {
   /// between those goes to `.high` above medium and to `.low` below it.
   ///
   /// Matched on the raw values, which the ABI fixes: reading `TaskPriority.high` and comparing
-  /// resilient values cost about 200 instructions on every await.
+  /// resilient values would go through the runtime on every await.
   @usableFromInline
   init(_ priority: TaskPriority) {
     switch priority.rawValue {

@@ -34,12 +34,13 @@ final class SuspensionPoint: @unchecked Sendable {
   private static var done: UInt8 { 2 }
 
   // The atomics order every access to the stored properties below, so the dynamic exclusivity
-  // check Swift makes on a class's `var` (a runtime call per access, ~800 instructions per
-  // await in all) guards nothing here: `@exclusivity(unchecked)` drops it.
+  // check Swift makes on a class's `var` (a runtime call per access) guards nothing here:
+  // `@exclusivity(unchecked)` drops it.
   private let handoff = Atomic<UInt8>(0)
   // The continuation carries nothing: the outcome stays here, so the suspended task's frames
-  // hold no copy of it. Checked, as the bridge's entry points are, although the handoff's
-  // stages already let exactly one of `deliver` and `attach` resume it, once.
+  // hold no copy of it. Checked, as every continuation of the bridge's entry points is (a
+  // misuse is reported, never undefined), although the handoff's stages already let exactly
+  // one of `deliver` and `attach` resume it, once.
   @exclusivity(unchecked) private var continuation: CheckedContinuation<Void, Never>?
   @exclusivity(unchecked) private var handedOver: ErasedOutcome?
 

@@ -9,9 +9,8 @@ extension Benchmark {
   /// end of the last 100,000: a leak of even a few bytes per operation shows there. The growth
   /// over the second half (`growth_second_half_mib`) tells a leak (steady growth) from the
   /// allocator settling in (growth that stops early). The growth samples are taken after
-  /// `malloc_trim`, so heap the allocator holds free does not count as growth: without it,
-  /// runs showed steps of up to 2.4 MiB that never grew further, on the old build as on the
-  /// new. Leaked memory stays live, and resident.
+  /// `malloc_trim`, so heap the allocator holds free does not count as growth (one-off steps
+  /// that never grow further; docs/PERFORMANCE.md). Leaked memory stays live, and resident.
   ///
   /// `VmHWM` is process-wide. The scenario runs first, before any other scenario has grown the
   /// heap; it also hands freed heap back to the system (`malloc_trim`, `heap_trimmed`) and

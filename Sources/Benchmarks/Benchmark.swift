@@ -15,8 +15,8 @@ import Foundation
 ///
 /// `memory` runs first on purpose: it reads the process's peak resident set size (`VmHWM`),
 /// which is process-wide, and the later scenarios' storms of 10,000 to 100,000 tasks leave the
-/// allocator holding 15–40 MiB that `malloc_trim` cannot hand back. Run first, its peak is its
-/// own operations' plus the runtime's and Foundation's. It still returns freed heap to the
+/// allocator holding memory that `malloc_trim` cannot hand back (docs/PERFORMANCE.md). Run
+/// first, its peak is its own operations' plus the runtime's and Foundation's. It still returns freed heap to the
 /// system (`malloc_trim`) and resets the peak through `/proc/self/clear_refs` when the kernel
 /// allows it (`peak_reset`), so that it measures the same under `BENCH_ONLY`.
 public enum Benchmark {

@@ -221,11 +221,3 @@ import Testing
       ?? 0
   }
 }
-
-extension Result {
-  /// The error, if this is a failure.
-  fileprivate var failure: Failure? {
-    if case .failure(let error) = self { return error }
-    return nil
-  }
-}

@@ -4,8 +4,8 @@ import OperationCore
 import TestSupport
 import Testing
 
-/// The call shapes the README shows compile as written and do what it says (issue 11,
-/// defect 6): these tests fail to build, rather than fail, when an overload turns ambiguous.
+/// The call shapes the README shows compile as written and do what it says: these tests fail
+/// to build, rather than fail, when an overload turns ambiguous.
 @Suite struct ErgonomicsTests {
   @Test func anUnannotatedHandlerOfATypedOperationGetsTheTypedResult() async throws {
     let manager = OperationQueueManager(name: "ergonomics.typed")

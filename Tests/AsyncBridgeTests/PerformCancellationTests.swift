@@ -12,9 +12,9 @@ import Testing
     let operation = ManualOperation(key: 1)
     let task = Task { try await manager.perform(operation) }
     #expect(await operation.started.wait())
-    operation.fail(Boom(code: 7))
+    operation.fail(TestFailure.broken(7))
     let outcome = await result(of: task)
-    #expect(throws: Boom(code: 7)) { try outcome?.get() }
+    #expect(throws: TestFailure.broken(7)) { try outcome?.get() }
   }
 
   @Test func alreadyCancelledTaskGetsCancellationErrorWithoutEnqueueing() async throws {

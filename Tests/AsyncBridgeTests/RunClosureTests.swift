@@ -16,9 +16,9 @@ import Testing
 
   @Test func runRethrowsTheClosuresError() async throws {
     let manager = OperationQueueManager(name: "run.error")
-    await #expect(throws: Boom(code: 1)) {
+    await #expect(throws: TestFailure.broken(1)) {
       try await withDeadline {
-        try await manager.run { () async throws -> Int in throw Boom(code: 1) }
+        try await manager.run { () async throws -> Int in throw TestFailure.broken(1) }
       }
     }
     #expect(await becomesIdle(manager))

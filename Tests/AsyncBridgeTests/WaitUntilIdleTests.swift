@@ -31,8 +31,7 @@ import Testing
   }
 
   /// A handler called on a callback queue may still wait there after its operation finished:
-  /// the manager is not idle until it has returned. Until the thirteenth session
-  /// `waitUntilIdle()` returned first (an independent probe: 50 of 50 rounds).
+  /// the manager is not idle until it has returned, so `waitUntilIdle()` never returns first.
   @Test(arguments: [false, true])
   func aHandlerWaitingOnItsCallbackQueueKeepsTheManagerFromBeingIdle(
     onAnOperationQueue: Bool

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 /// What a run of the `bridge-demo` executable produced.
@@ -51,9 +52,10 @@ enum BridgeDemoProcess {
   }()
 
   /// Runs `bridge-demo` with `arguments`; the process is killed if it runs longer than
-  /// `timeout`, which the test then reports.
+  /// `timeout` (a bound on a hang, generous enough for a ThreadSanitizer run that shares both
+  /// cores with the stress suites), which the test then reports.
   static func run(
-    _ arguments: [String], timeout: Duration = .seconds(15), streams: Streams = .separate,
+    _ arguments: [String], timeout: Duration = .seconds(60), streams: Streams = .separate,
     sourceLocation: SourceLocation = #_sourceLocation
   ) async throws -> ProcessOutput {
     let executable = try #require(
@@ -91,8 +93,8 @@ enum BridgeDemoProcess {
     }
     process.standardInput = FileHandle.nullDevice
 
-    let exited = ExitSignal()
-    process.terminationHandler = { _ in exited.fire() }
+    let exited = Gate()
+    process.terminationHandler = { _ in exited.open() }
     let start = ContinuousClock.now
     try process.run()
     if case .readerless = streams, let handle = process.standardOutput as? FileHandle {
@@ -100,7 +102,7 @@ enum BridgeDemoProcess {
     }
     terminal?.closeSecondary()
     let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-    DispatchQueue.global().asyncAfter(deadline: .now() + seconds(timeout), execute: killer)
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds, execute: killer)
     async let output = readToEnd(terminal?.primary ?? stdout.fileHandleForReading.fileDescriptor)
     async let errors = readToEnd(stderr.fileHandleForReading.fileDescriptor)
     var (out, err) = await (output, errors)
@@ -108,9 +110,15 @@ enum BridgeDemoProcess {
       terminal.closePrimary()
       out = out.replacingOccurrences(of: "\r\n", with: "\n")
     }
-    await exited.wait()
+    let didExit = await exited.wait()
     let elapsed = ContinuousClock.now - start
     killer.cancel()
+    guard didExit else {
+      Issue.record(
+        "bridge-demo \(arguments) closed its output but did not exit",
+        sourceLocation: sourceLocation)
+      return ProcessOutput(status: -1, stdout: out, stderr: err, elapsed: elapsed)
+    }
     #expect(
       process.terminationReason == .exit, "bridge-demo \(arguments) did not exit by itself",
       sourceLocation: sourceLocation)
@@ -133,10 +141,6 @@ enum BridgeDemoProcess {
         continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
       }
     }
-  }
-
-  private static func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
   }
 }
 
@@ -182,35 +186,5 @@ struct PseudoTerminal: Sendable {
   /// Closes the primary side, once everything was read.
   func closePrimary() {
     close(primary)
-  }
-}
-
-/// Signals, once, that a process exited; the wait may start before or after that.
-private final class ExitSignal: Sendable {
-  private struct State {
-    var hasFired = false
-    var waiter: CheckedContinuation<Void, Never>?
-  }
-
-  private let state = Locked(State())
-
-  /// Resumes the waiter, now or as soon as it waits.
-  func fire() {
-    let waiter = state.withLock { state in
-      state.hasFired = true
-      return state.waiter.take()
-    }
-    waiter?.resume()
-  }
-
-  /// Returns once `fire()` was called.
-  func wait() async {
-    await withCheckedContinuation { continuation in
-      let hasFired = state.withLock { state in
-        if !state.hasFired { state.waiter = continuation }
-        return state.hasFired
-      }
-      if hasFired { continuation.resume() }
-    }
   }
 }

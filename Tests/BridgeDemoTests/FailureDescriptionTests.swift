@@ -119,7 +119,7 @@ import Testing
   /// libcurl's -1002 for a redirect to a scheme it does not speak names the protocol: the line
   /// says the server redirected, not that its answer was not HTTP.
   /// Whichever URL the error names: the request's (as corelibs does) or the redirect's
-  /// target (as the networking session now names it).
+  /// target (as the networking session names it).
   @Test(arguments: ["http://127.0.0.1:8080/questions", "ftp://127.0.0.1:1/x"])
   func aRedirectToAnUnsupportedSchemeSaysSo(failing: String) throws {
     let failingURL = try #require(URL(string: failing))

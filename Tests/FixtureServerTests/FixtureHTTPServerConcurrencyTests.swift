@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FixtureServer
@@ -15,9 +16,9 @@ private let session = makeTestSession(maxConnectionsPerHost: 64)
   @Test func sixtyFourSlowRequestsAreServedInParallel() async throws {
     // Each response is held until the gate opens: all 64 requests can reach the server only if
     // it serves them at the same time (a serial server would hold the second one back).
-    let release = ReleaseGate()
+    let release = Gate()
     let server = try FixtureHTTPServer { request in
-      release.wait()
+      _ = release.block()
       return FixtureResponse(body: Data(request.path.utf8))
     }
 
@@ -54,33 +55,7 @@ private let session = makeTestSession(maxConnectionsPerHost: 64)
     task.cancel()
 
     #expect(await server.waitForAbandonedResponses(1, timeout: .seconds(30)))
-    #expect(await waitUntil { !outcome.all.isEmpty })
-    #expect(outcome.all.first?.error?.code == .cancelled)
-  }
-
-  private func waitUntil(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<500 where !condition() {
-      try? await Task.sleep(for: .milliseconds(2))
-    }
-    return condition()
-  }
-}
-
-/// Blocks the server's connection threads until the test opens it.
-private final class ReleaseGate: Sendable {
-  private let condition = NSCondition()
-  private let isOpen = LockedBox(false)
-
-  func wait() {
-    condition.lock()
-    defer { condition.unlock() }
-    while !isOpen.withLock({ $0 }) { condition.wait() }
-  }
-
-  func open() {
-    condition.lock()
-    defer { condition.unlock() }
-    isOpen.withLock { $0 = true }
-    condition.broadcast()
+    #expect(await outcome.wait(forCount: 1))
+    #expect(outcome.values.first?.error?.code == .cancelled)
   }
 }

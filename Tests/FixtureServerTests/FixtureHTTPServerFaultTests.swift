@@ -62,7 +62,7 @@ private let session = makeTestSession()
   @Test func truncatedGzipLooksLikeSuccessWithPartialData() async throws {
     let result = try await fetch(fault: .truncatedGzip)
 
-    // PLATFORM-NOTES: status 200, no error, and a prefix of the body; only decoding notices.
+    // Status 200, no error, a prefix of the body: only decoding notices (docs/PLATFORM-NOTES.md).
     #expect(result.error == nil)
     #expect(result.status == 200)
     let data = try #require(result.data)
@@ -131,7 +131,7 @@ private let session = makeTestSession()
     @Test func subSecondTimeoutsExpireAtOnceOnLinux() async throws {
       // swift-corelibs-foundation 6.3.1 truncates timeoutInterval to whole seconds: 0.9 s
       // becomes 0 and the request fails although the response comes after 0.3 s.
-      // A canary for PLATFORM-NOTES: when it fails, the toolchain has changed.
+      // A canary for docs/PLATFORM-NOTES.md: when it fails, the toolchain has changed.
       let server = try FixtureHTTPServer { _ in
         FixtureResponse(body: Self.body, latency: .milliseconds(300))
       }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FixtureServer
@@ -79,7 +80,7 @@ import Testing
 
     #expect(reply.hasPrefix("HTTP/1.1 200 OK\r\n"))
     #expect(reply.hasSuffix("\r\n\r\nfine"))
-    #expect(paths.all == ["/pieces body"])
+    #expect(paths.values == ["/pieces body"])
   }
 
   @Test func bareLineFeedsAreAccepted() throws {
@@ -140,7 +141,7 @@ import Testing
     client.disconnect()
 
     #expect(await server.waitForAbandonedResponses(1, timeout: .seconds(30)))
-    let event = try #require(noticed.all.first)
+    let event = try #require(noticed.values.first)
     #expect(event.path == "/slow")
     // Typically 50–80 µs (poll() wakes on the FIN); the bound leaves room for an oversubscribed
     // 2-core CI machine under ThreadSanitizer, while a server that only noticed after its

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FixtureServer
@@ -59,7 +60,7 @@ private let session = makeTestSession()
     let result = await session.fetch(request)
 
     #expect(result.status == 201)
-    let received = try #require(requests.all.first)
+    let received = try #require(requests.values.first)
     #expect(received.method == "POST")
     #expect(received.path == "/2.3/a b")
     #expect(received.target == "/2.3/a%20b?site=stackoverflow&q=caf%C3%A9&site=x")
@@ -84,7 +85,7 @@ private let session = makeTestSession()
     let result = await session.fetch(request)
 
     #expect(result.status == 200)
-    #expect(bodies.all == [payload])
+    #expect(bodies.values == [payload])
   }
 
   @Test func sendsNoBodyForNoContentAndHeadRequests() async throws {

@@ -24,7 +24,7 @@ func makeTestSession(maxConnectionsPerHost: Int = 6) -> URLSession {
 }
 
 extension URLSession {
-  /// Runs a data task with a completion handler (not `data(for:)`, see PLATFORM-NOTES).
+  /// Runs a data task with a completion handler (not `data(for:)`, see docs/PLATFORM-NOTES.md).
   func fetch(_ url: URL, timeout: TimeInterval = 10) async -> FetchResult {
     var request = URLRequest(url: url)
     request.timeoutInterval = timeout

@@ -27,7 +27,7 @@ import Testing
     #expect(await eventually(within: .seconds(30)) { manager.outstandingOperationCount == 1 })
     task.cancel()
     #expect(await error(of: task) is CancellationError)
-    // The stand-in finishes once its queue starts it; then the legacy operation is cancelled
+    // The adapter finishes once its queue starts it; then the legacy operation is cancelled
     // (its `cancel()` finishes it at once, outside any queue).
     manager.isSuspended = false
     #expect(await becomesIdle(manager, within: .seconds(30)))
@@ -36,7 +36,7 @@ import Testing
 
   /// A legacy `cancel()` that reports a pending operation finished hangs corelibs' queue when
   /// the operation sits in it (docs/RELIABILITY.md). Here the operation never sits in a queue:
-  /// its stand-in does. Hundreds of rounds, each cancelling pending legacy work behind a busy
+  /// its adapter does. Hundreds of rounds, each cancelling pending legacy work behind a busy
   /// width-1 queue, leave the queue working.
   @Test func legacyCancelFinishingPendingWorkNeverHangsTheQueue() async {
     let manager = OperationQueueManager(maxConcurrentOperationCount: 1)
@@ -68,7 +68,7 @@ import Testing
 
   @Test func oneOfTwoWaitersLeavingKeepsTheWorkForTheOther() async {
     let manager = OperationQueueManager()
-    let events = EventRecorder(manager)
+    let events = EventLog(manager)
     let service = ManualQuestionService()
     let first = Task {
       try await manager.perform(
@@ -79,7 +79,7 @@ import Testing
       try await manager.perform(
         FetchTitlesOperation(site: "s", service: service), coalescingKey: "s")
     }
-    #expect(await events.wait { $0.kind.isJoined })
+    #expect(await events.wait { $0.kind == .joined })
     first.cancel()
     #expect(await error(of: first) is CancellationError)
     service.answer(.success(["shared"]))
@@ -89,12 +89,12 @@ import Testing
 
   @Test func theOperationIsCancelledWhenItsLastWaiterLeaves() async {
     let manager = OperationQueueManager()
-    let events = EventRecorder(manager)
+    let events = EventLog(manager)
     let service = ManualQuestionService()
     let fetch = FetchTitlesOperation(site: "s", service: service)
     let tasks = (0..<2).map { _ in Task { try await manager.perform(fetch) } }
     #expect(await service.firstRequest.wait())
-    #expect(await events.wait { $0.kind.isJoined })
+    #expect(await events.wait { $0.kind == .joined })
     tasks[0].cancel()
     #expect(await error(of: tasks[0]) is CancellationError)
     #expect(!fetch.isCancelled)
@@ -135,17 +135,15 @@ import Testing
   }
 
   /// One instance is one piece of work, however it is asked for: a second request under
-  /// another key (or none) or through another manager waits for the stand-in already running
-  /// it. So the first caller leaving never cancels the operation under the second; until the
-  /// twelfth session each request had its own stand-in, and the first one's departure
-  /// cancelled the operation for both.
+  /// another key (or none) or through another manager joins the instance's adapter, already
+  /// running it. So the first caller leaving never cancels the operation under the second.
   @Test(arguments: SecondRequest.allCases)
   func oneInstanceRequestedTwoWaysIsSharedAndOneCallerLeavingKeepsItForTheOther(
     second: SecondRequest
   ) async {
     let manager = OperationQueueManager()
     let other = second == .throughAnotherManager ? OperationQueueManager() : manager
-    let events = EventRecorder(manager)
+    let events = EventLog(manager)
     let service = ManualQuestionService()
     let fetch = FetchTitlesOperation(site: "s", service: service)
     let first = Task { try await manager.perform(fetch, coalescingKey: "first") }
@@ -156,9 +154,9 @@ import Testing
       case .underAnotherKey: try await other.perform(fetch, coalescingKey: "second")
       }
     }
-    // It joined the first request's stand-in (whose events go to the first manager's
+    // It joined the first request's adapter (whose events go to the first manager's
     // subscribers).
-    #expect(await events.wait { $0.kind.isJoined })
+    #expect(await events.wait { $0.kind == .joined })
     first.cancel()
     #expect(await error(of: first) is CancellationError)
     #expect(!fetch.isCancelled)
@@ -168,19 +166,19 @@ import Testing
     #expect(!fetch.isCancelled)
   }
 
-  /// A request through a second manager for an instance the first manager's stand-in runs
+  /// A request through a second manager for an instance the first manager's adapter runs
   /// waits there: the second manager's cancel-all does not reach it (nor the run), and the
   /// second manager is idle meanwhile. The run's outcome reaches its caller.
   @Test func anotherManagersCancelAllLeavesACallerWaitingWhereTheRunIs() async {
     let manager = OperationQueueManager()
     let other = OperationQueueManager()
-    let events = EventRecorder(manager)
+    let events = EventLog(manager)
     let service = ManualQuestionService()
     let fetch = FetchTitlesOperation(site: "s", service: service)
     let first = Task { try await manager.perform(fetch, coalescingKey: "first") }
     #expect(await service.firstRequest.wait())
     let second = Task { try await other.perform(fetch) }
-    #expect(await events.wait { $0.kind.isJoined })
+    #expect(await events.wait { $0.kind == .joined })
     other.cancelAllOperations()
     #expect(other.outstandingOperationCount == 0)
     #expect(await completing(within: .seconds(30)) { try? await other.waitUntilIdle() } != nil)
@@ -190,14 +188,14 @@ import Testing
     #expect(await value(of: first) == ["shared"])
   }
 
-  /// Two requests for one instance that race each build a stand-in (here the second request
-  /// runs inside the first one's, just after it looked for a stand-in to join). The first
-  /// request's caller leaving then cancels only its own stand-in: the operation goes on for the
-  /// other stand-in's completion handler, which never leaves.
+  /// Two requests for one instance that race (here the second request runs inside the first
+  /// one's admission, while its manager adds the adapter to its queue) share the instance's one
+  /// adapter. The first request's caller leaving then never cancels the operation: it goes on
+  /// for the second request's completion handler, which never leaves.
   @Test func racingRequestsForOneInstanceNeverCancelItUnderEachOther() async {
     let first = OperationQueueManager()
     let second = OperationQueueManager()
-    let firstEvents = EventRecorder(first)
+    let firstEvents = EventLog(first)
     let running = DispatchSemaphore(value: 0)
     let finishing = DispatchSemaphore(value: 0)
     let legacy = DependencyHookOperation {
@@ -209,8 +207,8 @@ import Testing
       second.enqueue(legacy) { handled.record($0) }
     }
     let leaving = Task { try await first.perform(legacy, coalescingKey: "first") }
-    // Run by the second request's stand-in, which enqueued first and owns it; the first
-    // request's stand-in has started too, and waits for that run.
+    // Run by the one adapter, which the first manager claimed and started; the second request
+    // joined it.
     #expect(running.wait(timeout: .now() + 30) == .success)
     #expect(await firstEvents.wait { $0.kind == .started })
     leaving.cancel()
@@ -224,11 +222,10 @@ import Testing
     #expect(await becomesIdle(second, within: .seconds(30)))
   }
 
-  /// A request for an instance whose stand-in was cancelled while pending (its queue
-  /// suspended) gets a stand-in of its own, which waits for the first one's; when that queue
-  /// starts the first stand-in, the operation runs for the waiting request rather than being
-  /// cancelled under it.
-  @Test func aRequestForAnInstanceWhosePendingStandInWasCancelledGetsItsRun() async {
+  /// A request for an instance whose adapter was cancelled while pending (its queue
+  /// suspended) makes a new adapter the instance's, which runs the operation for it; the
+  /// cancelled adapter, when its queue starts it, leaves the operation alone.
+  @Test func aRequestForAnInstanceWhosePendingAdapterWasCancelledGetsItsRun() async {
     let first = OperationQueueManager()
     first.isSuspended = true
     let second = OperationQueueManager()
@@ -295,9 +292,9 @@ import Testing
   }
 
   /// The same instance handed over again after its first caller left: the new request does
-  /// not join the cancelled stand-in but starts fresh work with the instance, which the first
-  /// stand-in cancels on its way out: either way it runs at most once and is never started by
-  /// both (a second `start()` of a `BlockOperation` traps).
+  /// not join the cancelled adapter but makes a new one, which runs the instance unless the
+  /// first adapter finished it unrun on its way out: either way it runs at most once and is
+  /// never started by both (a second `start()` of a `BlockOperation` traps).
   @Test func anInstanceHandedOverAgainAfterItsCancellationIsStartedOnce() async {
     let manager = OperationQueueManager()
     for _ in 0..<200 {
@@ -340,7 +337,7 @@ import Testing
 }
 
 /// A block operation that runs a one-shot hook the next time its dependencies are read, which
-/// a request does while building the stand-in for it.
+/// a manager does while adding the instance's adapter to its queue.
 private final class DependencyHookOperation: BlockOperation, @unchecked Sendable {
   private let hook = Locked<(@Sendable () -> Void)?>(nil)
 

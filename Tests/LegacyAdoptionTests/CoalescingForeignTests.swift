@@ -10,7 +10,7 @@ import Testing
   /// operation under one key: one request, one value for all.
   @Test func aThousandMixedCallersOnOneKeyShareOneExecution() async {
     let manager = OperationQueueManager()
-    let events = EventRecorder(manager)
+    let events = EventLog(manager)
     let service = ManualQuestionService()
     let delivered = Locked(0)
     let allHandled = Gate()
@@ -32,12 +32,12 @@ import Testing
       }
     }
     // Every caller is on the one operation before it answers: one `enqueued`, 999 `joined`.
-    #expect(await events.wait(for: 999) { $0.kind.isJoined })
+    #expect(await events.wait(count: 999) { $0.kind == .joined })
     service.answer(.success(["one"]))
     for task in tasks { #expect(await value(of: task) == ["one"]) }
     #expect(await allHandled.wait())
     #expect(service.requestCount == 1)
-    #expect(events.recorded.filter { $0.kind.shortName == "enqueued" }.count == 1)
+    #expect(events.events.filter { $0.kind.shortName == "enqueued" }.count == 1)
     #expect(await becomesIdle(manager, within: .seconds(30)))
   }
 
@@ -65,13 +65,13 @@ import Testing
   @Test func plainAndResultReadingCallersOfOneInstanceShareIt() async {
     struct Offline: Error {}
     let manager = OperationQueueManager()
-    let events = EventRecorder(manager)
+    let events = EventLog(manager)
     let service = ManualQuestionService()
     let fetch = FetchTitlesOperation(site: "s", service: service)
     let plain = Task { try await manager.perform(fetch as Operation) }
     #expect(await service.firstRequest.wait())
     let reading = Task { try await manager.perform(fetch) }
-    #expect(await events.wait { $0.kind.isJoined })
+    #expect(await events.wait { $0.kind == .joined })
     service.answer(.failure(Offline()))
     #expect(await error(of: plain) is Offline)
     #expect(await error(of: reading) is Offline)

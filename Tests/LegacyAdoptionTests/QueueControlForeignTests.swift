@@ -63,9 +63,9 @@ import Testing
 
   /// A legacy operation whose dependency finishes on another queue runs once the dependency
   /// has finished, every time. corelibs marks the dependents of a finished operation ready one
-  /// after another, so the stand-in (which shares the dependency) may start a moment before
+  /// after another, so the adapter (which shares the dependency) may start a moment before
   /// the legacy operation is marked ready; that failed 31–38 awaits in 200 with `notReady`
-  /// until the stand-in checked again.
+  /// until the adapter checked again.
   @Test func aDependencyFinishingOnAnotherQueueNeverMakesItNotReady() async {
     let manager = OperationQueueManager()
     let elsewhere = OperationQueue()
@@ -128,11 +128,11 @@ import Testing
     #expect(order.withLock { $0 } == ["high", "low"])
   }
 
-  /// Foreign work publishes the events of its stand-in, in the core's grammar:
+  /// Foreign work publishes the events of its adapter, in the core's grammar:
   /// `enqueued (joined)* started (joined)* <one terminal>`, named after the legacy operation.
   @Test func foreignWorkPublishesItsLifecycleInOrder() async {
     let manager = OperationQueueManager()
-    let events = EventRecorder(manager)
+    let events = EventLog(manager)
     let service = ManualQuestionService()
     let first = Task {
       try await manager.perform(FetchTitlesOperation(site: "s", service: service), coalescingKey: 1)
@@ -141,13 +141,13 @@ import Testing
     let second = Task {
       try await manager.perform(FetchTitlesOperation(site: "s", service: service), coalescingKey: 1)
     }
-    #expect(await events.wait { $0.kind.isJoined })
+    #expect(await events.wait { $0.kind == .joined })
     service.answer(.success(["e"]))
     _ = await value(of: first)
     _ = await value(of: second)
-    #expect(await events.wait(for: 4) { _ in true })
-    let kinds = events.recorded.map(\.kind.shortName)
+    #expect(await events.wait(count: 4) { _ in true })
+    let kinds = events.events.map(\.kind.shortName)
     #expect(kinds == ["enqueued", "started", "joined", "finished(success)"], "\(kinds)")
-    #expect(events.recorded.allSatisfy { $0.operationName == "FetchTitlesOperation" })
+    #expect(events.events.allSatisfy { $0.operationName == "FetchTitlesOperation" })
   }
 }

@@ -4,7 +4,7 @@ import OperationCore
 import TestSupport
 import Testing
 
-/// Nothing the bridge adds (stand-in, finish watch, waiters) outlives the wait.
+/// Nothing the bridge adds (adapter, finish signal, waiters) outlives the wait.
 @Suite struct ReleaseForeignTests {
   @Test func aPerformedOperationIsReleasedAfterItFinished() async {
     let manager = OperationQueueManager()
@@ -33,7 +33,7 @@ import Testing
     #expect(await error(of: task) is CancellationError)
     manager.isSuspended = false
     #expect(await becomesIdle(manager, within: .seconds(30)))
-    // The careful legacy `cancel()` leaves it pending: the stand-in starts it, cancelled, so
+    // The careful legacy `cancel()` leaves it pending: the adapter starts it, cancelled, so
     // that it finishes as its queue would have made it, and nothing keeps it afterwards.
     #expect(await eventually(within: .seconds(30)) { released.isReleased })
   }

@@ -49,7 +49,7 @@ import Testing
     manager.enqueue(operation) { _ in
       // Runs on the cancelling thread and holds delivery open until the test lets it go.
       handlerEntered.open()
-      while !handlerMayReturn.isOpen { usleep(100) }
+      _ = handlerMayReturn.block()
       handlerReturned.open()
     }
     DispatchQueue.global().async { operation.cancel() }

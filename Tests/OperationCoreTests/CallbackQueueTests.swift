@@ -50,8 +50,7 @@ import Testing
 
   /// A handler waiting in an operation queue is called even if that queue's operations are
   /// cancelled: by that queue's `cancelAllOperations()`, or by the manager's own when its queue
-  /// is the callback queue. Until the thirteenth session it was a cancellable block operation,
-  /// and the handler was never called (an independent probe: 10 of 10).
+  /// is the callback queue: it runs in an operation that ignores `cancel()`.
   @Test func aHandlerOnAnOperationQueueSurvivesThatQueuesCancelAll() async {
     let manager = OperationQueueManager(name: "callbacks.cancelAll")
     let callbackQueue = OperationQueue()

@@ -40,13 +40,13 @@ import Testing
     #expect(await upstream.started.wait())
 
     switch ending {
-    case .failure: upstream.finish(throwing: TestError(code: 404))
+    case .failure: upstream.finish(throwing: TestFailure.broken(404))
     case .cancellation: upstream.cancel()
     }
     #expect(await results.wait(forCount: 1))
     let failure = results.values.first?.failure
     switch ending {
-    case .failure: #expect(failure as? TestError == TestError(code: 404))
+    case .failure: #expect(failure as? TestFailure == TestFailure.broken(404))
     case .cancellation: #expect(failure is CancellationError)
     }
     #expect(downstream.receivedInputs.isEmpty)
@@ -56,16 +56,16 @@ import Testing
 
   @Test func typedUpstreamFailureReachesTheDownstreamCallerTyped() async throws {
     let manager = OperationQueueManager(name: "chain.typedFailure")
-    let upstream = TestOperation<LoadFailure>()
-    let downstream = TypedDescribeOperation(upstream: upstream)
-    let results = Recorder<Result<String, LoadFailure>>()
+    let upstream = TestOperation<TestFailure>()
+    let downstream = DescribeOperation(upstream: upstream)
+    let results = Recorder<Result<String, TestFailure>>()
     manager.enqueue(upstream)
-    manager.enqueue(downstream) { (result: Result<String, LoadFailure>) in results.record(result) }
+    manager.enqueue(downstream) { (result: Result<String, TestFailure>) in results.record(result) }
     #expect(await upstream.started.wait())
 
-    upstream.finish(throwing: .notFound)
+    upstream.finish(throwing: .broken(404))
     #expect(await results.wait(forCount: 1))
-    #expect(results.values == [.failure(.notFound)])
+    #expect(results.values == [.failure(.broken(404))])
     #expect(downstream.receivedInputs.isEmpty)
   }
 
@@ -105,8 +105,8 @@ import Testing
   }
 
   /// An upstream whose key is in flight joins that work and is dropped, never to run; the
-  /// downstream then takes that work's value (it waited forever on the dropped upstream, a
-  /// dependency that never finished). Both ways in: the caller enqueued the upstream first, or
+  /// downstream then takes that work's value, and the dropped upstream, its dependency, is
+  /// released with that work. Both ways in: the caller enqueued the upstream first, or
   /// the manager did for the downstream.
   @Test(arguments: [true, false])
   func aDownstreamWhoseUpstreamJoinsWorkInFlightGetsThatWorksValue(

@@ -12,11 +12,11 @@ import Testing
     let manager = OperationQueueManager(name: "audience.later")
     let early = Recorder<OperationEvent>()
     let late = Recorder<OperationEvent>()
-    let earlyTap = EventTap(manager) { early.record($0) }
+    let earlyTap = EventLog(manager, hearing: .publishingThread) { early.record($0) }
     let first = ManualOperation(key: 1)
     manager.enqueue(first)
     #expect(await first.started.wait())
-    let lateTap = EventTap(manager) { late.record($0) }
+    let lateTap = EventLog(manager, hearing: .publishingThread) { late.record($0) }
     let second = ManualOperation(key: 2)
     manager.enqueue(second)
     #expect(await second.started.wait())
@@ -40,7 +40,7 @@ import Testing
     let operation = ManualOperation(key: 1)
     let task: Task<Int, any Error>
     do {
-      let tap = EventTap(manager) { heard.record($0.kind) }
+      let tap = EventLog(manager, hearing: .publishingThread) { heard.record($0.kind) }
       // Admitted while the tap listens: the tap is in the operation's audience.
       task = Task { try await manager.perform(operation) }
       #expect(await operation.started.wait())

@@ -73,10 +73,10 @@ import Testing
     manager.enqueue(operation) { results.record($0) }
     #expect(await operation.started.wait())
 
-    operation.finish(throwing: TestError(code: 7))
+    operation.finish(throwing: TestFailure.broken(7))
     #expect(results.count == 1)
-    #expect(results.values.first?.failure as? TestError == TestError(code: 7))
-    #expect(operation.result?.failure as? TestError == TestError(code: 7))
+    #expect(results.values.first?.failure as? TestFailure == TestFailure.broken(7))
+    #expect(operation.result?.failure as? TestFailure == TestFailure.broken(7))
     #expect(operation.isFinished)
     #expect(!operation.isCancelled)
   }
@@ -90,7 +90,7 @@ import Testing
 
     operation.release(1)
     operation.release(2)
-    operation.finish(throwing: TestError(code: 3))
+    operation.finish(throwing: TestFailure.broken(3))
 
     #expect(results.count == 1)
     #expect(results.values.first?.value == 1)

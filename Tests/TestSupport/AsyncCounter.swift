@@ -34,7 +34,7 @@ public final class AsyncCounter: Sendable {
 
   /// Suspends until the count is at least `target`; false if `timeout` expired first.
   /// Ignores task cancellation, so it also works as a wait that a cancelled task cannot skip.
-  public func wait(untilAtLeast target: Int, timeout: Duration = .seconds(30)) async -> Bool {
+  public func wait(untilAtLeast target: Int, timeout: Duration = .testTimeout) async -> Bool {
     await count.wait(until: { $0 >= target }, timeout: timeout)
   }
 }

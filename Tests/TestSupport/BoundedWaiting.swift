@@ -2,11 +2,18 @@ import AsyncBridge
 import OperationCore
 import Testing
 
+extension Duration {
+  /// How long every bounded wait of the tests waits unless told otherwise: long enough for a
+  /// loaded two-core machine under ThreadSanitizer, short enough that a hang fails the run
+  /// instead of stalling it.
+  public static let testTimeout = Duration.seconds(30)
+}
+
 /// Polls `condition` every millisecond until it holds or `timeout` passes; returns its last
 /// value. Only for facts with no event to wait on, such as memory being reclaimed or a server
 /// noticing a closed connection.
 public func eventually(
-  within timeout: Duration = .seconds(30), _ condition: () -> Bool
+  within timeout: Duration = .testTimeout, _ condition: () -> Bool
 ) async -> Bool {
   let deadline = ContinuousClock.now + timeout
   while !condition() {
@@ -19,7 +26,7 @@ public func eventually(
 /// Runs `body` in a new task and waits for it at most `timeout`. Returns nil when the time ran
 /// out: the body keeps running, but the test goes on and reports the hang instead of waiting.
 public func completing<Value: Sendable>(
-  within timeout: Duration = .seconds(30), _ body: @escaping @Sendable () async -> Value
+  within timeout: Duration = .testTimeout, _ body: @escaping @Sendable () async -> Value
 ) async -> Value? {
   let first = FirstComer<Value?>()
   return await withCheckedContinuation { continuation in
@@ -56,7 +63,7 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
 /// The body runs in a task of its own: cancelling the caller does not cancel it. Await
 /// directly where a test cancels the awaiting task itself.
 public func withDeadline<Value: Sendable>(
-  _ timeout: Duration = .seconds(30), _ body: @escaping @Sendable () async throws -> Value
+  _ timeout: Duration = .testTimeout, _ body: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
   let outcome = await completing(within: timeout) { () async -> Result<Value, any Error> in
     do {
@@ -72,29 +79,44 @@ public func withDeadline<Value: Sendable>(
 /// Waits (without blocking a thread) until `manager` is idle; false if that took longer than
 /// `timeout`.
 public func becomesIdle(
-  _ manager: OperationQueueManager, within timeout: Duration = .seconds(30)
+  _ manager: OperationQueueManager, within timeout: Duration = .testTimeout
 ) async -> Bool {
   await completing(within: timeout) { (try? await manager.waitUntilIdle()) != nil } ?? false
 }
 
 /// The result of `task`, or nil if it did not complete within `timeout`.
 public func result<Success: Sendable>(
-  of task: Task<Success, any Error>, within timeout: Duration = .seconds(30)
+  of task: Task<Success, any Error>, within timeout: Duration = .testTimeout
 ) async -> Result<Success, any Error>? {
   await completing(within: timeout) { await task.result }
 }
 
 /// The value of a non-throwing `task`, or nil if it did not complete within `timeout`.
 public func value<Success: Sendable>(
-  of task: Task<Success, Never>, within timeout: Duration = .seconds(30)
+  of task: Task<Success, Never>, within timeout: Duration = .testTimeout
 ) async -> Success? {
   await completing(within: timeout) { await task.value }
+}
+
+/// Enqueues `operation` on `manager` with a completion handler and returns what the handler
+/// receives; nil if it received nothing within `timeout`.
+public func enqueuedResult<Value: Sendable, Failure>(
+  of operation: ConcurrentOperation<Value, Failure>, on manager: OperationQueueManager,
+  within timeout: Duration = .testTimeout
+) async -> Result<Value, any Error>? {
+  await completing(within: timeout) {
+    await withCheckedContinuation { continuation in
+      manager.enqueue(operation) { (result: Result<Value, any Error>) in
+        continuation.resume(returning: result)
+      }
+    }
+  }
 }
 
 /// Expects `task` to return `expected` within `timeout`.
 public func expectValue<Success: Sendable & Equatable>(
   _ expected: Success, from task: Task<Success, any Error>,
-  within timeout: Duration = .seconds(30),
+  within timeout: Duration = .testTimeout,
   sourceLocation: SourceLocation = #_sourceLocation
 ) async {
   guard let outcome = await outcome(of: task, within: timeout, sourceLocation) else { return }
@@ -108,7 +130,7 @@ public func expectValue<Success: Sendable & Equatable>(
 
 /// Expects `task` to complete without throwing within `timeout`.
 public func expectSuccess<Success: Sendable>(
-  of task: Task<Success, any Error>, within timeout: Duration = .seconds(30),
+  of task: Task<Success, any Error>, within timeout: Duration = .testTimeout,
   sourceLocation: SourceLocation = #_sourceLocation
 ) async {
   if case .failure(let error)? = await outcome(of: task, within: timeout, sourceLocation) {
@@ -118,7 +140,7 @@ public func expectSuccess<Success: Sendable>(
 
 /// Expects `task` to throw `CancellationError` within `timeout`.
 public func expectCancellation<Success: Sendable>(
-  of task: Task<Success, any Error>, within timeout: Duration = .seconds(30),
+  of task: Task<Success, any Error>, within timeout: Duration = .testTimeout,
   sourceLocation: SourceLocation = #_sourceLocation
 ) async {
   switch await outcome(of: task, within: timeout, sourceLocation) {
@@ -128,6 +150,69 @@ public func expectCancellation<Success: Sendable>(
     Issue.record("expected CancellationError, got \(value)", sourceLocation: sourceLocation)
   case .failure(let error)?:
     #expect(error is CancellationError, "got \(error)", sourceLocation: sourceLocation)
+  }
+}
+
+/// The value `task` returned within `timeout`; nil, with an issue recorded, when it threw or
+/// did not complete in time.
+public func value<Success: Sendable>(
+  of task: Task<Success, any Error>, within timeout: Duration = .testTimeout,
+  sourceLocation: SourceLocation = #_sourceLocation
+) async -> Success? {
+  guard let outcome = await outcome(of: task, within: timeout, sourceLocation) else { return nil }
+  return success(of: outcome, sourceLocation: sourceLocation)
+}
+
+/// The error `task` threw within `timeout`; nil, with an issue recorded, when it returned or did
+/// not complete in time.
+public func error<Success: Sendable>(
+  of task: Task<Success, any Error>, within timeout: Duration = .testTimeout,
+  sourceLocation: SourceLocation = #_sourceLocation
+) async -> (any Error)? {
+  guard let outcome = await outcome(of: task, within: timeout, sourceLocation) else { return nil }
+  return failure(of: outcome, sourceLocation: sourceLocation)
+}
+
+/// The value of a successful `result`; nil, with an issue recorded, for a failure or for no
+/// result (a bounded wait that ran out).
+public func success<Success>(
+  of result: Result<Success, any Error>?, sourceLocation: SourceLocation = #_sourceLocation
+) -> Success? {
+  switch result {
+  case nil:
+    Issue.record("no result within the time limit", sourceLocation: sourceLocation)
+  case .success(let value)?:
+    return value
+  case .failure(let error)?:
+    Issue.record("expected a value, got \(error)", sourceLocation: sourceLocation)
+  }
+  return nil
+}
+
+/// The error of a failed `result`; nil, with an issue recorded, for a success or for no result
+/// (a bounded wait that ran out).
+public func failure<Success>(
+  of result: Result<Success, any Error>?, sourceLocation: SourceLocation = #_sourceLocation
+) -> (any Error)? {
+  switch result {
+  case nil:
+    Issue.record("no result within the time limit", sourceLocation: sourceLocation)
+  case .success(let value)?:
+    Issue.record("expected an error, got \(value)", sourceLocation: sourceLocation)
+  case .failure(let error)?:
+    return error
+  }
+  return nil
+}
+
+extension Result where Failure == any Error {
+  /// Captures the outcome of an async throwing call.
+  public init(catching body: () async throws -> Success) async {
+    do {
+      self = .success(try await body())
+    } catch {
+      self = .failure(error)
+    }
   }
 }
 

@@ -133,7 +133,7 @@ public final class EventInvariants: Sendable {
 
   /// Waits (bounded) until `manager` is idle and every event it published is recorded, then
   /// returns one line per violation; empty when every invariant holds.
-  public func verify(_ manager: OperationQueueManager, timeout: Duration = .seconds(30)) async
+  public func verify(_ manager: OperationQueueManager, timeout: Duration = .testTimeout) async
     -> [String]
   {
     var problems: [String] = []
@@ -150,7 +150,7 @@ public final class EventInvariants: Sendable {
 
   /// Records an issue per violation (the first 20) found by ``verify(_:timeout:)``.
   public func expectValid(
-    _ manager: OperationQueueManager, context: String = "", timeout: Duration = .seconds(30),
+    _ manager: OperationQueueManager, context: String = "", timeout: Duration = .testTimeout,
     sourceLocation: SourceLocation = #_sourceLocation
   ) async {
     let problems = await verify(manager, timeout: timeout)
@@ -177,14 +177,15 @@ public final class EventInvariants: Sendable {
       let events = log.events(of: id)
       let name = events.first?.operationName ?? snapshot.tracked[id]?.name ?? "?"
       names[id] = name
-      let sequence = "\(name) [\(events.map { Self.describe($0.kind) }.joined(separator: ", "))]"
+      let sequence = "\(name) [\(events.map { $0.kind.shortName }.joined(separator: ", "))]"
       if let problem = Self.lifecycleProblem(events.map(\.kind)) {
         problems.append("\(sequence): \(problem)")
       }
       let terminal = events.lazy.compactMap(Self.terminal(of:)).first
       terminals[id] = terminal
       if let terminal, let result = snapshot.tracked[id]?.completion(), result != terminal {
-        problems.append("\(sequence): its result is \(Self.describe(.finished(result)))")
+        problems.append(
+          "\(sequence): its result is \(OperationEvent.Kind.finished(result).shortName)")
       }
       if events.isEmpty, let tracked = snapshot.tracked[id], tracked.completion() == nil,
         snapshot.received.contains(where: { $0.id == id })
@@ -200,21 +201,20 @@ public final class EventInvariants: Sendable {
         continue
       }
       if terminal != completion {
-        let events = log.events(of: id).map { Self.describe($0.kind) }.joined(separator: ", ")
-        problems.append(
-          "\(names[id] ?? "?") [\(events)]: a waiter received \(Self.describe(.finished(completion)))"
-        )
+        let events = log.events(of: id).map { $0.kind.shortName }.joined(separator: ", ")
+        let received = OperationEvent.Kind.finished(completion).shortName
+        problems.append("\(names[id] ?? "?") [\(events)]: a waiter received \(received)")
       }
     }
     for cancelAll in snapshot.cancelAlls {
       for id in cancelAll.unsettled {
-        let events = log.events(of: id).map { Self.describe($0.kind) }.joined(separator: ", ")
+        let events = log.events(of: id).map { $0.kind.shortName }.joined(separator: ", ")
         problems.append(
           "\(names[id] ?? "?") [\(events)]: admitted before cancelAllOperations() "
             + "#\(cancelAll.number), but not settled when it returned")
       }
       for id in cancelAll.mustEndCancelled where terminals[id] != .cancelled {
-        let events = log.events(of: id).map { Self.describe($0.kind) }.joined(separator: ", ")
+        let events = log.events(of: id).map { $0.kind.shortName }.joined(separator: ", ")
         problems.append(
           "\(names[id] ?? "?") [\(events)]: admitted before cancelAllOperations() "
             + "#\(cancelAll.number) and unsettled then, but did not end cancelled")
@@ -236,7 +236,7 @@ public final class EventInvariants: Sendable {
     var position = Position.none
     var stalled = 0
     for (index, kind) in kinds.enumerated() {
-      let at = "event \(index + 1) (\(describe(kind)))"
+      let at = "event \(index + 1) (\(kind.shortName))"
       switch (position, kind) {
       case (.none, .enqueued):
         position = .enqueued
@@ -284,17 +284,6 @@ public final class EventInvariants: Sendable {
     case .failure(is CancellationError): .cancelled
     case .failure(is OperationTimeoutError): .timedOut
     case .failure: .failure
-    }
-  }
-
-  private static func describe(_ kind: OperationEvent.Kind) -> String {
-    switch kind {
-    case .enqueued: "enqueued"
-    case .joined: "joined"
-    case .started: "started"
-    case .stalled: "stalled"
-    case .retrying(let attempt, let delay): "retrying(\(attempt), \(delay))"
-    case .finished(let completion): "finished(\(completion))"
     }
   }
 }

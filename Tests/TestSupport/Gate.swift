@@ -44,13 +44,13 @@ public final class Gate: Sendable {
 
   /// Waits until the gate opens; false if `timeout` passed first.
   @discardableResult
-  public func wait(timeout: Duration = .seconds(30)) async -> Bool {
+  public func wait(timeout: Duration = .testTimeout) async -> Bool {
     await state.wait(until: { $0.isOpen }, timeout: timeout)
   }
 
   /// Blocks the calling thread until the gate opens; false if `timeout` passed first. Only for
   /// code that must hold a thread, such as a completion handler standing in for slow work.
-  public func block(timeout: Duration = .seconds(30)) -> Bool {
+  public func block(timeout: Duration = .testTimeout) -> Bool {
     let semaphore = DispatchSemaphore(value: 0)
     whenOpen { semaphore.signal() }
     return semaphore.wait(timeout: .now() + timeout.seconds) == .success

@@ -17,7 +17,7 @@ public final class Recorder<Element: Sendable>: Sendable {
   }
 
   /// Waits until at least `count` values are recorded; false if `timeout` passed first.
-  public func wait(forCount count: Int, timeout: Duration = .seconds(30)) async -> Bool {
+  public func wait(forCount count: Int, timeout: Duration = .testTimeout) async -> Bool {
     await list.wait(until: { $0.count >= count }, timeout: timeout)
   }
 }

@@ -45,7 +45,7 @@ public final class Waitable<Value: Sendable>: Sendable {
 
   /// Suspends until the value satisfies `condition`; false if `timeout` expired first.
   public func wait(
-    until condition: @escaping @Sendable (Value) -> Bool, timeout: Duration = .seconds(30)
+    until condition: @escaping @Sendable (Value) -> Bool, timeout: Duration = .testTimeout
   ) async -> Bool {
     await withCheckedContinuation { continuation in
       let id = state.withLock { state -> UInt64? in

@@ -2,18 +2,16 @@ import Foundation
 import OperationCore
 
 extension OperationQueueManager {
-  /// Runs `operation` (any `Operation`: a `BlockOperation`, a legacy subclass) on this
+  /// Runs `operation` (any `Operation`: a `BlockOperation`, a team's own subclass) on this
   /// manager's queue, or joins the same work in flight, and waits until it has finished.
   ///
   /// ```swift
-  /// try await manager.perform(legacyOperation)
+  /// try await manager.perform(foreignOperation)
   /// ```
   ///
-  /// The operation is not added to the queue itself: a stand-in is, which starts it when the
-  /// queue starts the stand-in, so width, priorities, suspension, dependencies (those set
-  /// before this call) and `cancelAllOperations()` apply to it as to any operation here. Its
-  /// `completionBlock` is left alone. Hand over an operation nobody else enqueued or started;
-  /// to wait for one that runs elsewhere, use `waitUntilFinished(_:timeout:)`.
+  /// Its adapter goes into the queue and starts it, so queue control and dependencies set
+  /// before the call apply; its `completionBlock` is left alone. Hand over an operation nobody
+  /// else enqueued or started; for one that runs elsewhere, use `waitUntilFinished(_:timeout:)`.
   ///
   /// Cancelling the calling task resumes this call at once with `CancellationError`, even
   /// while the operation is pending in a suspended queue; the operation is cancelled only when
@@ -22,16 +20,13 @@ extension OperationQueueManager {
   /// already cancelled gets `CancellationError` without enqueueing anything.
   ///
   /// - Parameters:
-  ///   - operation: The work. One that has already finished is not run again: the call
-  ///     returns (or throws its cancellation) at once.
-  ///   - coalescingKey: While work of the same operation class and key is pending or executing,
-  ///     this call joins it and `operation` is dropped (never started). Without a key, only a
-  ///     second call for the same instance joins.
+  ///   - operation: The work. One that has already finished is not run again.
+  ///   - coalescingKey: Joins pending or executing work of the same class and key, and
+  ///     `operation` is dropped (never started). Without a key, only the same instance joins.
   ///   - priority: The queue priority this caller asks for; nil uses the higher of the task's
   ///     and the operation's own.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
-  /// - Throws: `CancellationError` if the operation (or the task) was cancelled,
-  ///   `OperationTimeoutError` when the deadline passed, or
+  /// - Throws: `CancellationError`, `OperationTimeoutError`, or
   ///   `ForeignOperationError/notReady(operationName:)`.
   @_disfavoredOverload
   public func perform(
@@ -40,46 +35,30 @@ extension OperationQueueManager {
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil
   ) async throws {
-    // One that produces a result runs as such, so its failure counts and callers of both
-    // kinds share it.
+    // One that produces a result runs as such, so callers of both kinds share it.
     if let producing = operation as? any ResultProducingOperation {
-      try await performDiscardingOutput(
-        producing, coalescingKey: coalescingKey, priority: priority, timeout: timeout)
+      _ = try await outcome(
+        of: producing, key: coalescingKey, priority: priority, timeout: timeout, observing: false)
       return
     }
-    try await foreignOutcome(
+    try await outcome(
       of: operation, as: Void.self, key: coalescingKey, priority: priority, timeout: timeout,
-      outcome: ErasedOutcome.finished
+      read: ErasedOutcome.finished
     ).value(as: Void.self)
   }
 
-  private func performDiscardingOutput<Foreign: ResultProducingOperation>(
-    _ operation: Foreign, coalescingKey: (any Hashable & Sendable)?,
-    priority: Operation.QueuePriority?, timeout: Duration?
-  ) async throws {
-    try await perform(operation, coalescingKey: coalescingKey, priority: priority, timeout: timeout)
-  }
-
   /// Runs `operation` on this manager's queue, or joins the same work in flight, and returns
-  /// its `ResultProducingOperation/outcome`.
-  ///
-  /// ```swift
-  /// let page = try await manager.perform(legacyFetch, coalescingKey: "questions/stackoverflow/1")
-  /// ```
-  ///
-  /// Scheduling, cancellation and the deadline behave as in
-  /// `perform(_:coalescingKey:priority:timeout:)`.
+  /// its `ResultProducingOperation/outcome`; as `perform(_:coalescingKey:priority:timeout:)`.
   ///
   /// - Parameters:
   ///   - operation: The work. One that has already finished returns its outcome at once.
-  ///   - coalescingKey: Joins work of the same class and key in flight; nil joins only the
-  ///     same instance.
+  ///   - coalescingKey: Joins work of the same class and key; nil joins only the same instance.
   ///   - priority: The queue priority this caller asks for; nil uses the higher of the task's
   ///     and the operation's own.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
   /// - Returns: The operation's value.
   /// - Throws: The operation's failure; `CancellationError`; `OperationTimeoutError`; or
-  ///   `ForeignOperationError` when it finished without an outcome or was not ready.
+  ///   `ForeignOperationError`.
   @discardableResult
   @_disfavoredOverload
   public func perform<Foreign: ResultProducingOperation>(
@@ -88,47 +67,36 @@ extension OperationQueueManager {
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil
   ) async throws -> Foreign.Output {
-    try await foreignOutcome(
-      of: operation, as: Foreign.Output.self, key: coalescingKey, priority: priority,
-      timeout: timeout, outcome: ErasedOutcome.produced(by:)
-    ).value(as: Foreign.Output.self)
+    try await outcome(
+      of: operation, key: coalescingKey, priority: priority, timeout: timeout, observing: false)
   }
 
-  /// Waits, without blocking a thread, until `operation` has finished: an operation run
-  /// elsewhere (added to any queue by other code, or started by hand). Nothing is enqueued on
-  /// this manager, and its queue control does not apply.
-  ///
-  /// Cancelling the calling task (or its `timeout` passing) resumes this call at once; the
-  /// operation is never cancelled by a waiter leaving: it belongs to someone else.
+  /// Waits, without blocking a thread, until `operation`, run elsewhere (by any queue, or by
+  /// hand), has finished. Nothing is enqueued here, and this manager's queue control does not
+  /// apply. Cancelling the calling task (or `timeout` passing) resumes the call at once; a
+  /// waiter leaving never cancels the operation: it belongs to someone else.
   ///
   /// - Parameters:
   ///   - operation: The operation to wait for. One that has already finished returns at once.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
   /// - Throws: `CancellationError` if the operation (or the task) was cancelled, or
-  ///   `OperationTimeoutError` when the deadline passed.
+  ///   `OperationTimeoutError`.
   public func waitUntilFinished(
     _ operation: some Operation, timeout: Duration? = nil
   ) async throws {
     if let producing = operation as? any ResultProducingOperation {
-      try await waitDiscardingOutput(producing, timeout: timeout)
+      _ = try await outcome(
+        of: producing, key: nil, priority: nil, timeout: timeout, observing: true)
       return
     }
-    try await observedOutcome(
-      of: operation, as: Void.self, timeout: timeout, outcome: ErasedOutcome.finished
+    try await outcome(
+      of: operation, as: Void.self, timeout: timeout, observing: true,
+      read: ErasedOutcome.finished
     ).value(as: Void.self)
   }
 
-  private func waitDiscardingOutput<Foreign: ResultProducingOperation>(
-    _ operation: Foreign, timeout: Duration?
-  ) async throws {
-    try await waitUntilFinished(operation, timeout: timeout)
-  }
-
-  /// Waits, without blocking a thread, until `operation`, run elsewhere, has finished, and
-  /// returns its `ResultProducingOperation/outcome`.
-  ///
-  /// As `waitUntilFinished(_:timeout:)`: nothing is enqueued, and leaving
-  /// never cancels the operation.
+  /// Waits until `operation`, run elsewhere, has finished, and returns its
+  /// `ResultProducingOperation/outcome`; as `waitUntilFinished(_:timeout:)`.
   ///
   /// - Parameters:
   ///   - operation: The operation to wait for.
@@ -140,48 +108,37 @@ extension OperationQueueManager {
   public func waitUntilFinished<Foreign: ResultProducingOperation>(
     _ operation: Foreign, timeout: Duration? = nil
   ) async throws -> Foreign.Output {
-    try await observedOutcome(
-      of: operation, as: Foreign.Output.self, timeout: timeout, outcome: ErasedOutcome.produced(by:)
+    try await outcome(of: operation, key: nil, priority: nil, timeout: timeout, observing: true)
+  }
+
+  /// The outcome of a ``ResultProducingOperation``, run here or (`observing`) elsewhere.
+  private func outcome<Foreign: ResultProducingOperation>(
+    of operation: Foreign, key: (any Hashable & Sendable)?, priority: Operation.QueuePriority?,
+    timeout: Duration?, observing: Bool
+  ) async throws -> Foreign.Output {
+    try await outcome(
+      of: operation, as: Foreign.Output.self, key: key, priority: priority, timeout: timeout,
+      observing: observing, read: ErasedOutcome.produced(by:)
     ).value(as: Foreign.Output.self)
   }
 
-  private func foreignOutcome<Foreign: Operation, Output: Sendable>(
-    of operation: Foreign, as output: Output.Type, key: (any Hashable & Sendable)?,
-    priority: Operation.QueuePriority?, timeout: Duration?,
-    outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
+  /// Waits for `operation`'s outcome: admitted with `key` and `priority` (the higher of the
+  /// task's and the operation's own when nil), or (`observing`) waited for where it runs.
+  private func outcome<Foreign: Operation, Output: Sendable>(
+    of operation: Foreign, as output: Output.Type, key: (any Hashable & Sendable)? = nil,
+    priority: Operation.QueuePriority? = nil, timeout: Duration?, observing: Bool = false,
+    read: @escaping @Sendable (Foreign) -> ErasedOutcome
   ) async -> ErasedOutcome {
     await SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
       let asked = priority ?? Operation.QueuePriority(Task.currentPriority)
       let own = operation.queuePriority
-      let admission = admitForeign(
-        operation, as: Output.self, key: key, waiter: waiter,
-        priority: own.rawValue > asked.rawValue ? own : asked, outcome: read)
-      return Self.place(of: admission, waiter: waiter)
+      let admission =
+        observing
+        ? ForeignAdapter<Output>.observe(operation, waiter: waiter, outcome: read)
+        : admitForeign(
+          operation, as: Output.self, key: key, waiter: waiter,
+          priority: own.rawValue > asked.rawValue ? own : asked, outcome: read)
+      return admission.waiterID.map { (admission.operation, $0) }
     }.outcome()
-  }
-
-  private func observedOutcome<Foreign: Operation, Output: Sendable>(
-    of operation: Foreign, as output: Output.Type, timeout: Duration?,
-    outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
-  ) async -> ErasedOutcome {
-    await SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
-      Self.place(
-        of: ForeignOperationHost<Output>.observe(operation, waiter: waiter, outcome: read),
-        waiter: waiter)
-    }.outcome()
-  }
-
-  /// Where the waiter sits, for its `SuspensionPoint`; a finished operation's outcome is handed
-  /// to it at once, and it sits nowhere.
-  private static func place<Output>(
-    of admission: ForeignAdmission<Output>, waiter: OperationWaiter
-  ) -> (any WaiterRemoving, OperationWaiter.ID)? {
-    switch admission {
-    case .finished(let outcome):
-      waiter.resume(with: outcome)
-      return nil
-    case .waiting(let operation, let id):
-      return id.map { (operation, $0) }
-    }
   }
 }

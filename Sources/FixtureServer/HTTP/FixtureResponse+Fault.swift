@@ -6,7 +6,7 @@ extension FixtureResponse {
     /// The head and half of the body, then a close with `SO_LINGER` 0 so the client sees a reset.
     case resetMidBody
     /// The head at once, then the body a few bytes at a time with `interval` between sends;
-    /// used to exceed a client's timeout.
+    /// for exceeding a client's timeout.
     case slowDrip(interval: Duration)
     /// The head at once (with the body's `Content-Length`), then nothing for `pause`, then the
     /// body: a server that announces a body and stalls before sending it.

@@ -10,8 +10,8 @@
 ///
 /// The server's own lock, so that this target does not depend on the library it serves tests
 /// for. A pthread mutex rather than `Synchronization.Mutex`: ThreadSanitizer on Linux does not
-/// see `Mutex`'s futex hand-off and reports false races (see PLATFORM-NOTES.md). Touch the value
-/// only inside ``withLock(_:)`` and call nothing out from there.
+/// see `Mutex`'s futex hand-off and reports false races (see docs/PLATFORM-NOTES.md). Touch
+/// the value only inside ``withLock(_:)`` and call nothing out from there.
 struct LockedBox<Value> {
   // `Value` lives in the buffer's header, guarded by the mutex stored as its element.
   private final class Buffer: ManagedBuffer<Value, pthread_mutex_t> {

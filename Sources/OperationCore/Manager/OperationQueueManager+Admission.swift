@@ -133,7 +133,7 @@ extension OperationQueueManager {
     let joined = state.withLock { state -> Admission<Value, Failure>? in
       // The operation's own class, read from the instance: naming
       // `ConcurrentOperation<Value, Failure>.self` in this unspecialised code looked up the
-      // generic class's metadata on every admission (~300 instructions).
+      // generic class's metadata on every admission.
       if let joined = Self.join(
         key, as: type(of: operation), in: state, excluding: operation,
         waiter: waiter, wakes: &wakes)
@@ -222,8 +222,7 @@ extension OperationQueueManager {
   /// No dynamic cast: an operation is indexed under its own key, and a key names the exact
   /// class of the operations that build it (``ConcurrentOperation/init(coalescingKey:)`` uses
   /// `Self`), so an operation found under a key built for a `type` subclass is of that class.
-  /// (A checked cast here looked up the generic class's metadata on every join: ~1,000
-  /// instructions.)
+  /// (A checked cast here would look up the generic class's metadata on every join.)
   private static func join<Value, Failure>(
     _ key: CoalescingKey,
     as type: ConcurrentOperation<Value, Failure>.Type,

@@ -31,8 +31,8 @@ package struct Locked<State> {
   /// specialised where the state's type is known and finds its storage's metadata in a cache.
   @inlinable
   package init(_ initialState: @autoclosure () -> State) {
-    // Built in place: a state passed in by value was copied into the buffer, then destroyed
-    // (~350 instructions per operation for an operation's state, callgrind).
+    // Built in place: a state passed in by value would be copied into the buffer, then
+    // destroyed, once per operation for an operation's state.
     let buffer = Storage.create(minimumCapacity: 1) { _ in initialState() }
     storage = unsafeDowncast(buffer, to: Storage.self)
     storage.withUnsafeMutablePointerToElements { mutex in

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `cancelAllOperations()` covers every operation admitted before it: an `enqueued` event is
-/// published only once the operation is where cancel-all finds it (issue 11, defect 1).
+/// published only once the operation is where cancel-all finds it.
 @Suite struct CancelAllAdmissionTests {
   @Test(arguments: [nil, 1] as [Int?])
   func cancelAllCalledAsSoonAsAnOperationIsReportedEnqueuedCancelsIt(key: Int?) async throws {
@@ -17,7 +17,7 @@ import Testing
     let swept = Gate()
     // As soon as the event is published. A subscriber only buffers events (it is called under
     // the operation's lock), so the sweep runs on another thread, right after.
-    let tap = EventTap(manager) { event in
+    let tap = EventLog(manager, hearing: .publishingThread) { event in
       guard event.kind == .enqueued, event.operationID == operationID, !swept.isOpen else {
         return
       }

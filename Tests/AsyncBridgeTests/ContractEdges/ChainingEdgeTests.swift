@@ -4,23 +4,14 @@ import OperationCore
 import TestSupport
 import Testing
 
-/// Silent forever-waits and inconsistencies at the edges of chaining and event streams
-/// (issue 11, defect 5).
+/// Silent forever-waits and inconsistencies at the edges of chaining and event streams.
 @Suite struct ChainingEdgeTests {
-  /// Turns its upstream's number into a description.
-  final class Describe: ChainedOperation<Int, String, any Error>, @unchecked Sendable {
-    // No state of its own.
-    override func main(input: Int) {
-      finish(returning: "value \(input)")
-    }
-  }
-
   /// Either the layer enqueues the unclaimed upstream on the same manager (and the value
   /// arrives) or it reports the mistake with an error; waiting forever fails.
   @Test func performingADownstreamWhoseUpstreamWasNeverEnqueuedDoesNotWaitForever() async throws {
     let manager = OperationQueueManager(name: "edges.chain.orphan")
     let upstream = ManualOperation(ending: .returning(5))
-    let downstream = Describe(upstream: upstream)
+    let downstream = DescribeOperation(upstream: upstream)
     let task = Task { try await manager.perform(downstream) }
     switch await result(of: task, within: .seconds(30)) {
     case nil:
@@ -40,7 +31,7 @@ import Testing
     let upstream = ManualOperation(ending: .whenReleased)
     manager.enqueue(upstream)
     upstream.cancel()
-    let downstream = Describe(upstream: upstream)
+    let downstream = DescribeOperation(upstream: upstream)
     await expectCancellation(of: Task { try await manager.perform(downstream) })
     #expect(downstream.isCancelled)
     #expect(await becomesIdle(manager))
@@ -50,7 +41,7 @@ import Testing
     let manager = OperationQueueManager(name: "edges.chain.cancelledLate")
     let upstream = ManualOperation(ending: .whenReleased)
     manager.enqueue(upstream)
-    let downstream = Describe(upstream: upstream)
+    let downstream = DescribeOperation(upstream: upstream)
     let task = Task { try await manager.perform(downstream) }
     #expect(await upstream.started.wait())
     upstream.cancel()

@@ -6,9 +6,8 @@ import Testing
 
 /// A request that joins identical work in flight is dropped: it never runs. Someone may still
 /// hold it, to depend on it or wait for it, so it follows the work it joined and finishes with
-/// that work's outcome. Until the thirteenth session it never finished: whatever depended on it
-/// never ran, and a manager holding such a dependent never became idle (two independent
-/// probes: 10 of 10 runs of every variant).
+/// that work's outcome. Were it never released, whatever depended on it would never run, and a
+/// manager holding such a dependent would never become idle.
 @Suite struct DroppedRequestTests {
   /// Work for key 5, executing on its manager until the test releases it.
   private static func workInFlight(

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// One operation's events reach a subscriber in lifecycle order even when the thread that
-/// publishes one of them is held up right before it does (issue 11, defect 2). A synchronous
+/// publishes one of them is held up right before it does. A synchronous
 /// subscriber holds that thread inside its own call, at most a second, while another thread
 /// goes on; it records events in the order it is handed them. An implementation that orders
 /// publication makes the other thread wait instead, and the order stays right.
@@ -69,7 +69,7 @@ import Testing
     let seen = Recorder<OperationEvent.Kind>()
     /// Opened when the held event's publisher is held.
     let holding = Gate()
-    private let tap: EventTap
+    private let tap: EventLog
 
     init(
       _ manager: OperationQueueManager, _ operation: Operation, holding held: OperationEvent.Kind,
@@ -77,7 +77,7 @@ import Testing
     ) {
       let id = ObjectIdentifier(operation)
       let (seen, holding, released) = (seen, holding, Gate())
-      tap = EventTap(manager) { event in
+      tap = EventLog(manager, hearing: .publishingThread) { event in
         guard event.operationID == id else { return }
         if event.kind == held {
           holding.open()

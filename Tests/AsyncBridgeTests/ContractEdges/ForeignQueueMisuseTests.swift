@@ -4,7 +4,7 @@ import OperationCore
 import TestSupport
 import Testing
 
-/// An operation that another `OperationQueue` holds, handed to a manager (issue 11, defect 4).
+/// An operation that another `OperationQueue` holds, handed to a manager.
 ///
 /// Where the layer can know, it never adds such an operation again: an operation a queue has
 /// started or finished is awaited where it runs. A *pending* operation in another queue cannot

@@ -7,7 +7,7 @@ import Testing
 /// An operation that settled (cancelled or finished) before it was enqueued: its waiter gets
 /// the outcome, and the event stream shows exactly one terminal event for its `enqueued` (or
 /// no `enqueued` at all), so nothing that tracks in-flight work from events keeps it forever
-/// (issue 11, defect 3).
+///.
 @Suite struct SettledBeforeEnqueueTests {
   /// How the operation settled before it was enqueued.
   enum Settling: Sendable, CaseIterable {

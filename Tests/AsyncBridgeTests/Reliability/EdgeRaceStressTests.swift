@@ -193,9 +193,8 @@ import Testing
   /// Two requests for the same legacy `Operation` instance (no key: the instance is the key),
   /// made at the same moment from two threads lined up by a barrier, the second one's offset
   /// swept across the first's: one request runs the operation, the other joins it, and both
-  /// get its outcome. The operation runs once. (A request whose stand-in was built first but
-  /// lost the admission to the other's once took the operation's ownership with it, and the
-  /// winner then never started it: both waited forever.)
+  /// get its outcome. The operation runs once: the second request finds the adapter the first
+  /// installed for the instance, and joins or admits it.
   @Test(.timeLimit(.minutes(2)))
   func twoRequestsForOneLegacyOperationBothGetItsOutcome() async throws {
     let manager = OperationQueueManager(name: "edge.foreignPair", maxConcurrentOperationCount: 8)

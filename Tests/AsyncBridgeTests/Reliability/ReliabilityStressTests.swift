@@ -34,11 +34,11 @@ import Testing
     manager.enqueue(settledDuringDelivery) { _ in
       // Holds the delivery open on the cancelling thread while the queue starts the operation.
       handlerEntered.open()
-      while !handlerMayReturn.isOpen { usleep(100) }
+      _ = handlerMayReturn.block()
     }
     cancelledPending.cancel()
-    // On a queue of its own, not the global pool: the handler above polls on this thread, and
-    // on a one-core machine a polling pool thread would hold the whole pool.
+    // On a queue of its own, not the global pool: the handler above blocks this thread, and
+    // on a one-core machine a blocked pool thread would hold the whole pool.
     DispatchQueue(label: "reliability.probe.canceller").async { settledDuringDelivery.cancel() }
     #expect(await handlerEntered.wait())
 
@@ -114,7 +114,7 @@ import Testing
 
   /// A request that joined other work never runs, and no event names it. Held by the caller
   /// (here, the test), it finishes with the work it joined, so whatever depends on it or waits
-  /// for it goes on; until the thirteenth session it never finished.
+  /// for it goes on.
   @Test func requestThatJoinedOtherWorkNeverRunsAndFinishesWithIt() async throws {
     let marker = QueueThreadMarker(label: "reliability.joiner")
     let manager = marker.makeManager(name: "reliability.joiner", maxConcurrentOperationCount: 2)

@@ -20,7 +20,7 @@ final class FetchTitles: ConcurrentOperation<[String], any Error>, @unchecked Se
   }
 }
 
-/// Shape 2's typed failure, now able to say "cancelled" and "timed out" too.
+/// Shape 2's typed failure, able to say "cancelled" and "timed out" too.
 enum QuestionLoadError: OperationFailure, Equatable {
   case notFound
   case cancelled

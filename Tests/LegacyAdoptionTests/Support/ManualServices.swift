@@ -55,7 +55,7 @@ extension OperationQueue {
 /// Runs `body` on a new thread-pool thread after blocking it until `gate` opens (bounded),
 /// counting executions: the work of a `BlockOperation` that never checks `isCancelled`.
 final class BlockingWork: Sendable {
-  private let gate = DispatchSemaphore(value: 0)
+  private let gate = Gate()
   private let runs = Locked(0)
   let started = Gate()
 
@@ -64,13 +64,13 @@ final class BlockingWork: Sendable {
 
   /// Lets the work (every run of it) go on.
   func release() {
-    for _ in 0..<8 { gate.signal() }
+    gate.open()
   }
 
-  /// The block: counts the run, announces it, then waits for `release()` (at most 60 s).
+  /// The block: counts the run, announces it, then waits for `release()` (bounded).
   func run() {
     runs.withLock { $0 += 1 }
     started.open()
-    _ = gate.wait(timeout: .now() + 60)
+    _ = gate.block()
   }
 }

@@ -129,8 +129,9 @@ import Testing
     #expect(!operation.isCancelled)
   }
 
-  /// PLATFORM-NOTES: `cancel()` racing a failing connection crashed corelibs 6.3.1 with a URL
-  /// cache. With the recommended session it must neither crash nor deliver twice.
+  /// `cancel()` racing a failing connection crashes corelibs 6.3.1 with a URL cache
+  /// (docs/PLATFORM-NOTES.md). With the recommended session it must neither crash nor deliver
+  /// twice.
   ///
   /// Four lanes each enqueue, wait, and cancel. The wait is spread over a window that adapts to
   /// the machine: it starts at the time a refused connection takes to fail and grows after each

@@ -70,8 +70,8 @@ import Testing
   }
 
   /// A 401 asking for Basic credentials the session does not have is the 401, at once, as on
-  /// Apple platforms: swift-corelibs-foundation 6.3.1 alone leaves the request suspended until
-  /// its timeout, and then reports a timeout.
+  /// Apple platforms, although swift-corelibs-foundation 6.3.1 alone leaves the request
+  /// suspended until its timeout, and then reports a timeout.
   @Test func anUnansweredBasicChallengeIsTheUnauthorizedStatus() async throws {
     let error = try #require(await fetch("/unauthorized").networkingError)
     guard case .badStatus(let status, let serverError, let excerpt) = error else {
@@ -200,8 +200,8 @@ import Testing
   }
 
   /// A redirect to a server that refuses the connection fails naming the redirect's target,
-  /// as on Apple platforms: swift-corelibs-foundation 6.3.1 named the URL first requested, so
-  /// the failure blamed the server that had answered.
+  /// as on Apple platforms, although swift-corelibs-foundation 6.3.1 names the URL first
+  /// requested, which would blame the server that had answered.
   @Test func aFailureAfterARedirectNamesTheRedirectsTarget() async throws {
     let closedPort = try LoopbackSocket.bound(listening: false)
     defer { closedPort.closeSocket() }
@@ -225,8 +225,8 @@ import Testing
     server.stop()
   }
 
-  /// A timeout of `Int64.max` seconds (or a request's own) trapped in swift-corelibs-
-  /// foundation as the request started; it is held to a century, and a width below one to one.
+  /// A timeout of `Int64.max` seconds (or a request's own) traps in swift-corelibs-foundation
+  /// as the request starts; it is held to a century, and a width below one to one.
   @Test func anOutsizedTimeoutOrWidthStillMakesRequests() async throws {
     let session = URLSession.makeNetworkingSession(
       timeout: .seconds(Int64.max), maximumConnectionsPerHost: -3)

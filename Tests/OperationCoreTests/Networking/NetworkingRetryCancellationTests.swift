@@ -65,7 +65,7 @@ import Testing
   private func secondCallerAloneDuringTheWait(
     timeout: Duration?
   ) async -> (ManualRetryWait, NetworkingOperation<RetryPayload>, Task<RetryPayload, any Error>)? {
-    let events = RetryEventRecorder(manager)
+    let events = EventLog(manager, hearing: .publishingThread)
     let operation = operation()
     let first = Task { try await manager.perform(operation) }
     guard let wait = await firstWait() else { return nil }
@@ -134,7 +134,7 @@ import Testing
     let operation = operation()
     // Long enough for the first attempt to fail on a busy machine; the wait is far longer.
     operation.timeout = .seconds(1)
-    let result = try #require(await retryResult(of: operation, on: manager))
+    let result = try #require(await enqueuedResult(of: operation, on: manager))
     guard let wait = await firstWait() else { return }
 
     #expect(throws: OperationTimeoutError.self) { try result.get() }
@@ -165,7 +165,7 @@ import Testing
       override var finishesImmediatelyWhenCancelled: Bool { false }
     }
     defer { server.stop() }
-    let events = RetryEventRecorder(manager)
+    let events = EventLog(manager, hearing: .publishingThread)
     let operation = SlotKeeping(
       request: URLRequest(url: server.url("/flaky")), session: RetryFixtures.session,
       retryPolicy: .exponential(initialDelay: .seconds(3_600), maxDelay: .seconds(3_600)))

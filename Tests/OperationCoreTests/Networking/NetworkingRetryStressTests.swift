@@ -31,7 +31,7 @@ import Testing
     }
     defer { server.stop() }
     let manager = OperationQueueManager(name: "networking-retry-stress")
-    let events = RetryEventRecorder(manager)
+    let events = EventLog(manager, hearing: .publishingThread)
     var generator = SeededGenerator(seed: UInt64.random(in: 1...UInt64.max))
     let budget = ContinuousClock.now + StressBudget.scaled(.seconds(4))
     var handlers: [Locked<[Result<RetryPayload, any Error>]>] = []

@@ -27,7 +27,7 @@ import Testing
     ])
     let server = try script.makeServer()
     defer { server.stop() }
-    let events = RetryEventRecorder(manager)
+    let events = EventLog(manager, hearing: .publishingThread)
     let results = Locked<[Result<RetryPayload, any Error>]>([])
     manager.isSuspended = true
     let operations = (0..<20).map { _ in operation(server, RetryFixtures.fastPolicy()) }
@@ -53,7 +53,7 @@ import Testing
     let server = try script.makeServer()
     defer { server.stop() }
     let result = try #require(
-      await retryResult(of: operation(server, RetryFixtures.fastPolicy()), on: manager))
+      await enqueuedResult(of: operation(server, RetryFixtures.fastPolicy()), on: manager))
     #expect(try result.get() == RetryPayload(attempt: 2))
     #expect(server.requestCount == 2)
   }
@@ -65,9 +65,9 @@ import Testing
     ])
     let server = try script.makeServer()
     defer { server.stop() }
-    let events = RetryEventRecorder(manager)
+    let events = EventLog(manager, hearing: .publishingThread)
     let operation = operation(server, RetryFixtures.fastPolicy())
-    let result = try #require(await retryResult(of: operation, on: manager))
+    let result = try #require(await enqueuedResult(of: operation, on: manager))
     #expect(result.failedStatus == status)
     #expect(server.requestCount == 1)
     #expect(events.retries(of: operation).isEmpty)
@@ -106,8 +106,8 @@ import Testing
     request.timeoutInterval = 1
     let operation = NetworkingOperation<RetryPayload>(
       request: request, session: RetryFixtures.session, retryPolicy: RetryFixtures.fastPolicy())
-    let events = RetryEventRecorder(manager)
-    let result = try #require(await retryResult(of: operation, on: manager))
+    let events = EventLog(manager, hearing: .publishingThread)
+    let result = try #require(await enqueuedResult(of: operation, on: manager))
     #expect(try result.get() == RetryPayload(attempt: 2))
     #expect(server.requestCount == 2)
     guard case .retrying(1, _)? = events.kinds(of: operation).dropFirst(2).first,
@@ -127,7 +127,7 @@ import Testing
     let server = try script.makeServer()
     defer { server.stop() }
     let result = try #require(
-      await retryResult(
+      await enqueuedResult(
         of: operation(server, RetryFixtures.fastPolicy(maxAttempts: 3)), on: manager))
     #expect(result.failedStatus == 504, "the third attempt's failure, not the first's")
     #expect(server.requestCount == 3)
@@ -139,9 +139,9 @@ import Testing
     let server = try script.makeServer()
     defer { server.stop() }
     let scheduler = ManualRetryScheduler(firesOnStart: true)
-    let events = RetryEventRecorder(manager)
+    let events = EventLog(manager, hearing: .publishingThread)
     let operation = operation(server, RetryFixtures.policy(waitingWith: scheduler))
-    let result = try #require(await retryResult(of: operation, on: manager))
+    let result = try #require(await enqueuedResult(of: operation, on: manager))
     #expect(try result.get() == RetryPayload(attempt: 2))
     #expect(scheduler.startedDelays == [.seconds(2)], "the policy alone would wait 1 ms")
     #expect(events.retries(of: operation).map(\.delay) == [.seconds(2)])
@@ -155,7 +155,7 @@ import Testing
     defer { server.stop() }
     let scheduler = ManualRetryScheduler(firesOnStart: true)
     let operation = operation(server, RetryFixtures.policy(waitingWith: scheduler))
-    let result = try #require(await retryResult(of: operation, on: manager))
+    let result = try #require(await enqueuedResult(of: operation, on: manager))
     #expect(try result.get() == RetryPayload(attempt: 2))
     #expect(scheduler.startedDelays == [.seconds(5)])
   }
@@ -167,7 +167,7 @@ import Testing
     defer { server.stop() }
     let scheduler = ManualRetryScheduler(firesOnStart: true)
     let operation = operation(server, RetryFixtures.policy(waitingWith: scheduler))
-    let result = try #require(await retryResult(of: operation, on: manager))
+    let result = try #require(await enqueuedResult(of: operation, on: manager))
     #expect(result.failedStatus == 503)
     #expect(scheduler.waits.isEmpty)
     #expect(server.requestCount == 1)
@@ -179,9 +179,9 @@ import Testing
     ])
     let server = try script.makeServer()
     defer { server.stop() }
-    let events = RetryEventRecorder(manager)
+    let events = EventLog(manager, hearing: .publishingThread)
     let operation = operation(server, RetryFixtures.fastPolicy())
-    let result = try #require(await retryResult(of: operation, on: manager))
+    let result = try #require(await enqueuedResult(of: operation, on: manager))
     #expect(try result.get() == RetryPayload(attempt: 3))
     let kinds = events.kinds(of: operation)
     let failures = events.retryFailures(of: operation)
@@ -203,7 +203,7 @@ import Testing
     defer { server.stop() }
     let operation = NetworkingOperation<RetryPayload>(
       request: URLRequest(url: server.url("/flaky")), session: RetryFixtures.session)
-    let result = try #require(await retryResult(of: operation, on: manager))
+    let result = try #require(await enqueuedResult(of: operation, on: manager))
     #expect(result.failedStatus == 503)
     #expect(server.requestCount == 1)
   }

@@ -57,8 +57,7 @@ import Testing
     #expect(delay == .seconds(Int64.max))
     #expect(delay.timeInterval > 9e18)
     #expect((Duration.seconds(Int64.max) + .seconds(1)).timeInterval > 9e18)
-    // A NaN multiplier counts as 1, as values below 1 do: it jumped to `maxDelay` until the
-    // thirteenth session.
+    // A NaN multiplier counts as 1, as values below 1 do, rather than jumping to `maxDelay`.
     let flat = RetryPolicy.exponential(
       initialDelay: .seconds(1), multiplier: .nan, maxDelay: .seconds(60), jitter: 0)
     #expect(flat.backoff(afterAttempt: 3, randomFraction: 0) == .seconds(1))
@@ -135,9 +134,8 @@ import Testing
     #expect(ServerRetryDelay.retryAfter("soon", now: now) == nil)
   }
 
-  /// HTTP has three date forms, and a recipient must accept each (RFC 9110, 5.6.7). Until the
-  /// thirteenth session only the first was read: a date in the other two was ignored, and the
-  /// request retried sooner than the server asked.
+  /// HTTP has three date forms, and a recipient must accept each (RFC 9110, 5.6.7): a date in
+  /// a form not read would be ignored, and the request retried sooner than the server asked.
   @Test func retryAfterReadsEveryHTTPDateForm() {
     let now = Date(timeIntervalSince1970: 1_445_412_400)  // Wed, 21 Oct 2015 07:26:40 GMT
     #expect(ServerRetryDelay.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT", now: now) == .seconds(80))

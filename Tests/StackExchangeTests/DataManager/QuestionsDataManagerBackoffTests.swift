@@ -11,7 +11,7 @@ import Testing
     let clock = ManualClock()
     let harness = try DataManagerHarness(fixture: StackExchangeFixture(backoff: 30), clock: clock)
 
-    let first = page(of: await asyncResult(harness.dataManager, stackOverflow))
+    let first = success(of: await asyncResult(harness.dataManager, stackOverflow))
     clock.advance(by: .seconds(10))
     let asyncError = failure(of: await asyncResult(harness.dataManager, stackOverflow))
     let handlerError = failure(
@@ -30,9 +30,9 @@ import Testing
     let fixture = StackExchangeFixture(backoff: 30)
     let harness = try DataManagerHarness(fixture: fixture)
 
-    _ = page(of: await handlerResult(harness.dataManager, stackOverflow))
+    _ = success(of: await handlerResult(harness.dataManager, stackOverflow))
     fixture.backoff = nil
-    let otherSite = page(
+    let otherSite = success(
       of: await asyncResult(harness.dataManager, QuestionsQuery(site: "superuser")))
 
     #expect(otherSite?.items.isEmpty == false)
@@ -44,12 +44,12 @@ import Testing
     let fixture = StackExchangeFixture(backoff: 2)
     let harness = try DataManagerHarness(fixture: fixture, clock: clock)
 
-    _ = page(of: await asyncResult(harness.dataManager, stackOverflow))
+    _ = success(of: await asyncResult(harness.dataManager, stackOverflow))
     fixture.backoff = nil
     clock.advance(by: .milliseconds(1_999))
     let tooEarly = failure(of: await asyncResult(harness.dataManager, stackOverflow))
     clock.advance(by: .milliseconds(1))
-    let onTime = page(of: await asyncResult(harness.dataManager, stackOverflow))
+    let onTime = success(of: await asyncResult(harness.dataManager, stackOverflow))
 
     #expect(
       tooEarly as? BackoffError == BackoffError(site: "stackoverflow", retryAfter: .milliseconds(1))
@@ -69,8 +69,8 @@ import Testing
     harness.manager.isSuspended = false
 
     #expect(linedUp)
-    #expect(page(of: await first.value)?.backoff == 30)
-    #expect(page(of: await second.value)?.backoff == 30)
+    #expect(success(of: await first.value)?.backoff == 30)
+    #expect(success(of: await second.value)?.backoff == 30)
     #expect(failure(of: await asyncResult(harness.dataManager, stackOverflow)) is BackoffError)
     #expect(harness.questionRequests == 1)
   }
@@ -136,7 +136,7 @@ import Testing
 
   /// The public initializer takes any duration: past `Int64.max` seconds (where
   /// `Duration.components` traps) the description says `Int64.max` seconds, and a backoff
-  /// already over says 0. The first trapped until the thirteenth session.
+  /// already over says 0.
   @Test func descriptionOfAnyDurationDoesNotTrap() {
     for beyond in [Duration.seconds(Int64.max) + .seconds(1), .seconds(Int64.max) * 4] {
       let error = BackoffError(site: "superuser", retryAfter: beyond)

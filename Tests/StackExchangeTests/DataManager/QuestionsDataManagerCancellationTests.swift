@@ -18,7 +18,7 @@ import Testing
     }
     let error = failure(of: await completing { await cancelled.result })
     // A later call's request is the first event and the first request the server sees.
-    let later = page(of: await asyncResult(harness.dataManager, stackOverflow))
+    let later = success(of: await asyncResult(harness.dataManager, stackOverflow))
 
     #expect(error is CancellationError, "got \(String(describing: error))")
     #expect(later != nil)
@@ -43,12 +43,12 @@ import Testing
   }
 
   @Test func cancellingOneOfSeveralCallersKeepsTheRequestForTheOthers() async throws {
-    // The server holds its answer until the test has seen the first caller leave (at most 60 s,
-    // so that a failing test cannot hold the connection thread for ever).
-    let release = DispatchSemaphore(value: 0)
+    // The server holds its answer until the test has seen the first caller leave (bounded, so
+    // that a failing test cannot hold the connection thread for ever).
+    let release = Gate()
     let fixture = StackExchangeFixture()
     let harness = try DataManagerHarness { request in
-      _ = release.wait(timeout: .now() + 60)
+      _ = release.block()
       return fixture.respond(to: request)
     }
     let events = harness.manager.makeEvents()
@@ -58,8 +58,8 @@ import Testing
     let linedUp = await registrations(2, on: events)
     leaving.cancel()
     let leavingError = failure(of: await completing { await leaving.result })
-    release.signal()
-    let stayingPage = page(of: await completing { await staying.result })
+    release.open()
+    let stayingPage = success(of: await completing { await staying.result })
 
     #expect(linedUp)
     #expect(leavingError is CancellationError, "got \(String(describing: leavingError))")

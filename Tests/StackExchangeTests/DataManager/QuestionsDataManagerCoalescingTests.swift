@@ -2,6 +2,7 @@ import AsyncBridge
 import FixtureServer
 import Foundation
 import OperationCore
+import TestSupport
 import Testing
 
 @testable import StackExchange
@@ -25,7 +26,7 @@ import Testing
     harness.manager.isSuspended = false
     var pages: [QuestionsPage] = []
     for task in tasks {
-      if let page = page(of: await task.value) { pages.append(page) }
+      if let page = success(of: await task.value) { pages.append(page) }
     }
 
     #expect(linedUp)
@@ -35,10 +36,8 @@ import Testing
   }
 
   /// Data managers on one queue manager share a request only when they would have sent it
-  /// alike: the same session, decoder and request timeout. Until the thirteenth session the URL
-  /// alone was the key, so a call joined another data manager's request and got that one's time
-  /// limit (an independent probe: a 1 s data manager's call returned after 2.9 s, and a 30 s
-  /// one's failed after 1 s).
+  /// alike: the same session, decoder and request timeout. Keyed by the URL alone, a call would
+  /// join another data manager's request and get that one's time limit.
   @Test func dataManagersShareARequestOnlyWithTheSameSettings() async throws {
     let harness = try DataManagerHarness(fixture: StackExchangeFixture())
     let first = harness.dataManager
@@ -60,7 +59,7 @@ import Testing
     harness.manager.isSuspended = false
 
     #expect(linedUp)
-    for task in tasks { #expect(page(of: await task.value)?.items.count == 5) }
+    for task in tasks { #expect(success(of: await task.value)?.items.count == 5) }
     #expect(harness.questionRequests == 3)
   }
 
@@ -77,8 +76,8 @@ import Testing
     harness.manager.isSuspended = false
 
     #expect(linedUp)
-    #expect(page(of: await first.value)?.items.count == 5)
-    #expect(page(of: await second.value)?.items.count == 6)
+    #expect(success(of: await first.value)?.items.count == 5)
+    #expect(success(of: await second.value)?.items.count == 6)
     #expect(harness.questionRequests == 2)
   }
 }

@@ -16,7 +16,7 @@ import Testing
       return fixture.respond(to: request)
     }
 
-    let page = try #require(page(of: await asyncResult(harness.dataManager, stackOverflow)))
+    let page = try #require(success(of: await asyncResult(harness.dataManager, stackOverflow)))
 
     #expect(targets.withLock { $0 } == ["/questions?site=stackoverflow&pagesize=5"])
     #expect(page.items.count == 5)
@@ -47,14 +47,14 @@ import Testing
 
     let (result, queueName) = try #require(delivery)
     #expect(queueName == "callback")
-    #expect(page(of: result)?.items.count == 5)
+    #expect(success(of: result)?.items.count == 5)
   }
 
   @Test func sequentialIdenticalCallsEachSendARequest() async throws {
     let harness = try DataManagerHarness(fixture: StackExchangeFixture())
 
-    _ = page(of: await asyncResult(harness.dataManager, stackOverflow))
-    _ = page(of: await handlerResult(harness.dataManager, stackOverflow))
+    _ = success(of: await asyncResult(harness.dataManager, stackOverflow))
+    _ = success(of: await handlerResult(harness.dataManager, stackOverflow))
 
     #expect(harness.questionRequests == 2)
   }
@@ -69,7 +69,7 @@ import Testing
     let dataManager = QuestionsDataManager(
       manager: OperationQueueManager(), baseURL: server.url("/2.3"), session: testSession)
 
-    _ = page(of: await asyncResult(dataManager, stackOverflow))
+    _ = success(of: await asyncResult(dataManager, stackOverflow))
 
     #expect(paths.withLock { $0 } == ["/2.3/questions"])
   }

@@ -142,7 +142,7 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
     let clock = ManualClock()
     let fixture = StackExchangeFixture(backoff: 30)
     let harness = try DataManagerHarness(fixture: fixture, clock: clock)
-    _ = page(of: await asyncResult(harness.dataManager, stackOverflow))
+    _ = success(of: await asyncResult(harness.dataManager, stackOverflow))
     fixture.backoff = nil
 
     let consumer = Task { await collect(harness.dataManager.pages(tenPerPage, maxPages: 1)) }
@@ -285,22 +285,22 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
   }
 }
 
-/// Holds the server's response to each page until the test releases it (at most 60 s).
+/// Holds the server's response to each page until the test releases it (bounded).
 private final class PageReleases: Sendable {
-  private let semaphores: [DispatchSemaphore]
+  private let gates: [Gate]
 
   init(pages: Int) {
-    semaphores = (0..<pages).map { _ in DispatchSemaphore(value: 0) }
+    gates = (0..<pages).map { _ in Gate() }
   }
 
   /// Blocks the calling connection thread until page `number` is released.
   func waitForRelease(of number: Int) {
-    guard semaphores.indices.contains(number - 1) else { return }
-    _ = semaphores[number - 1].wait(timeout: .now() + 60)
+    guard gates.indices.contains(number - 1) else { return }
+    _ = gates[number - 1].block()
   }
 
   /// Lets the responses to page `number` go.
   func release(_ number: Int) {
-    semaphores[number - 1].signal()
+    gates[number - 1].open()
   }
 }

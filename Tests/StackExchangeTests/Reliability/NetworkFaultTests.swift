@@ -46,7 +46,7 @@ private func expectTransportFailure(
   /// What the three callers of one fault got.
   struct FaultRun {
     let harness: DataManagerHarness
-    let events: EventTally
+    let events: EventLog
     let operation: FetchQuestionsOperation
     let results: [Result<QuestionsPage, any Error>?]
 
@@ -64,10 +64,10 @@ private func expectTransportFailure(
       #expect(harness.manager.outstandingOperationCount == 0, sourceLocation: sourceLocation)
       // One request per caller (distinct pages), each reported finished once, as expected.
       let events = events
-      #expect(await eventually { events.finished.count == 3 }, sourceLocation: sourceLocation)
-      #expect(events.count(.enqueued) == 3, sourceLocation: sourceLocation)
+      #expect(await eventually { events.finishedEvents.count == 3 }, sourceLocation: sourceLocation)
+      #expect(events.count(of: .enqueued) == 3, sourceLocation: sourceLocation)
       #expect(
-        events.finished.map(\.kind) == Array(repeating: .finished(completion), count: 3),
+        events.finishedEvents.map(\.kind) == Array(repeating: .finished(completion), count: 3),
         sourceLocation: sourceLocation)
       return errors
     }
@@ -80,7 +80,7 @@ private func expectTransportFailure(
   ) async throws -> FaultRun {
     let harness = try DataManagerHarness(
       session: session, requestTimeout: requestTimeout, responder: responder)
-    let events = EventTally(harness.manager)
+    let events = EventLog(harness.manager)
     let dataManager = harness.dataManager
     let manager = harness.manager
     let operation = try dataManager.makeOperation(
@@ -224,7 +224,7 @@ private func expectTransportFailure(
     let padding = String(repeating: "x", count: limit)
     let body = Data(#"{"items":[],"has_more":false,"padding":"\#(padding)"}"#.utf8)
     let harness = try DataManagerHarness { _ in .json(body) }
-    let events = EventTally(harness.manager)
+    let events = EventLog(harness.manager)
 
     let result = await completing(within: .seconds(30)) {
       await Result { try await harness.dataManager.questions(stackOverflow) }
@@ -236,7 +236,7 @@ private func expectTransportFailure(
       return
     }
     #expect(await becomesIdle(harness.manager))
-    #expect(await eventually { events.finished.map(\.kind) == [.finished(.failure)] })
+    #expect(await eventually { events.finishedEvents.map(\.kind) == [.finished(.failure)] })
   }
 
   // MARK: Cancellation racing a failing connection
@@ -247,8 +247,8 @@ private func expectTransportFailure(
     case resetMidBody
   }
 
-  /// PLATFORM-NOTES: `URLSessionTask.cancel()` racing a failing connection crashed
-  /// swift-corelibs-foundation 6.3.1 with a URL-cached session. With the session the package
+  /// `URLSessionTask.cancel()` racing a failing connection crashes swift-corelibs-foundation
+  /// 6.3.1 with a URL-cached session (docs/PLATFORM-NOTES.md). With the session the package
   /// recommends, 1,000 rounds of cancellation (the operation's, or its awaiting task's, from
   /// another queue after a random short delay) against a failing connection must neither
   /// crash nor deliver twice, and every caller gets cancellation or the transport error.
@@ -263,7 +263,7 @@ private func expectTransportFailure(
     let baseURL =
       connection == .refused ? URL(string: "http://127.0.0.1:\(refusing.port)")! : server.baseURL
     let manager = OperationQueueManager(name: "fault.race.\(connection)")
-    let events = EventTally(manager)
+    let events = EventLog(manager)
     let race = CancellationRace(
       manager: manager, baseURL: baseURL, seed: connection == .refused ? 0x5EED : 0xC0FFEE)
 

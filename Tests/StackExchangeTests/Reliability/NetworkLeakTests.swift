@@ -54,24 +54,23 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(60)
   }
 
   /// A response that ends as asked; for a completion or a failure, only once `release` (if
-  /// any) is signalled, so the test can find the data task first; for a cancellation or a
-  /// timeout, never in time. (A semaphore must be signalled back to its initial value before
-  /// it is released: libdispatch traps otherwise.)
+  /// any) opens, so the test can find the data task first; for a cancellation or a timeout,
+  /// never in time.
   private static func responder(
-    for ending: Ending, release: DispatchSemaphore? = nil
+    for ending: Ending, release: Gate? = nil
   ) -> @Sendable (FixtureRequest) -> FixtureResponse {
     { request in
       var response = StackExchangeFixture().respond(to: request)
       switch ending {
       case .completion:
         // Held until the test has found the data task (it releases it then).
-        _ = release?.wait(timeout: .now() + 30)
+        _ = release?.block()
       case .cancellation, .timeout:
         // Longer than the operation's timeout, which is longer than finding its data task
         // takes even while the TSan suite's stress tests hold both cores.
         response.latency = .seconds(30)
       case .failure:
-        _ = release?.wait(timeout: .now() + 30)
+        _ = release?.block()
         response.fault = .resetMidBody
       }
       return response
@@ -79,7 +78,7 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(60)
   }
 
   private static func runNetworkingOperation(_ ending: Ending) async throws -> OperationSurvivors {
-    let release = DispatchSemaphore(value: 0)
+    let release = Gate()
     let server = try FixtureHTTPServer(responder: responder(for: ending, release: release))
     let manager = OperationQueueManager(name: "leak.networking.\(ending)")
     let url = server.url("/questions?site=stackoverflow&leak=\(ending)")
@@ -91,7 +90,7 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(60)
     manager.enqueue(operation) { result in delivered.withLock { $0 = result } }
 
     let found = await Self.dataTask(of: operation, within: .seconds(11))
-    release.signal()
+    release.open()
     let dataTask = try #require(found)
     #expect(await server.waitForRequests(1, timeout: .seconds(30)))
     if ending == .cancellation { operation.cancel() }
@@ -118,12 +117,12 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(60)
   private static func dataTask(
     of operation: NetworkingOperation<QuestionsPage>, within timeout: Duration
   ) async -> URLSessionDataTask? {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-      if let task = operation.runningDataTask { return task }
-      try? await Task.sleep(for: .milliseconds(1))
+    var found: URLSessionDataTask?
+    _ = await eventually(within: timeout) {
+      found = operation.runningDataTask
+      return found != nil
     }
-    return nil
+    return found
   }
 
   private struct DataManagerSurvivors {

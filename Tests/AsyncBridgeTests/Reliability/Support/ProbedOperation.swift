@@ -2,17 +2,11 @@ import Dispatch
 import OperationCore
 import TestSupport
 
-/// The failure a ``ProbedOperation`` finishes with when it is planned to fail; it names the
-/// operation so a waiter's outcome tells which operation produced it.
-struct ProbedFailure: Error, Equatable {
-  let serial: Int
-}
-
 /// A test operation that records what its queue did to it: whether the queue ever started it
 /// (see ``QueueThreadMarker``), how often `main()` ran and on which threads.
 ///
 /// Its value is its serial number and its name is `P<serial>`, so every outcome a waiter
-/// receives (value, ``ProbedFailure``, `OperationTimeoutError`) names the operation it came from.
+/// receives (value, `TestFailure.broken(serial)`, `OperationTimeoutError`) names the operation it came from.
 final class ProbedOperation: ConcurrentOperation<Int, any Error>, @unchecked Sendable {
   /// How the operation ends once its queue starts it.
   enum Ending: Sendable, Equatable {
@@ -102,10 +96,10 @@ final class ProbedOperation: ConcurrentOperation<Int, any Error>, @unchecked Sen
     }
   }
 
-  /// Finishes with the planned outcome: the serial number, or a ``ProbedFailure``.
+  /// Finishes with the planned outcome: the serial number, or `TestFailure.broken(serial)`.
   func release() {
     if fails {
-      finish(throwing: ProbedFailure(serial: serial))
+      finish(throwing: TestFailure.broken(serial))
     } else {
       finish(returning: serial)
     }

@@ -14,7 +14,7 @@ enum StressOutcome: Equatable, CustomStringConvertible {
   init(_ result: Result<Int, any Error>) {
     switch result {
     case .success(let serial): self = .value(serial: serial)
-    case .failure(let error as ProbedFailure): self = .failure(serial: error.serial)
+    case .failure(TestFailure.broken(let serial)): self = .failure(serial: serial)
     case .failure(let error as OperationTimeoutError):
       self = .timedOut(serial: ProbedOperation.serial(inName: error.operationName))
     case .failure(is CancellationError): self = .cancelled

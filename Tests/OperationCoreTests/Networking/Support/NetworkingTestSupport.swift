@@ -49,14 +49,10 @@ extension FixtureResponse {
 /// Enqueues `operation` and waits for its result.
 func networkingResult<Value>(
   of operation: NetworkingOperation<Value>, on manager: OperationQueueManager,
-  within timeout: Duration = .seconds(30)
+  within timeout: Duration = .testTimeout
 ) async -> Result<Value, any Error> {
-  let result = await completing(within: timeout) {
-    await withCheckedContinuation { continuation in
-      manager.enqueue(operation) { continuation.resume(returning: $0) }
-    }
-  }
-  return result ?? .failure(DeadlineExceeded(timeout: timeout))
+  await enqueuedResult(of: operation, on: manager, within: timeout)
+    ?? .failure(DeadlineExceeded(timeout: timeout))
 }
 
 extension Result where Failure == any Error {

@@ -9,7 +9,8 @@ import TestSupport
   import FoundationNetworking
 #endif
 
-/// One session for every data manager test: sessions are made once and reused (PLATFORM-NOTES).
+/// One session for every data manager test: sessions are made once and reused
+/// (docs/PLATFORM-NOTES.md).
 /// Its timeout, like the harness's default request timeout, leaves a loaded machine time to act
 /// while a response is held back, and comes long after a test has seen its caller close the
 /// connection.

@@ -1,0 +1,30 @@
+extension Benchmark {
+  /// The paths whose instruction counts judge a change to the core: each runs only this
+  /// library's side of its scenario, once, so that a run under `valgrind --tool=callgrind` at
+  /// two sizes gives the cost of one operation as the difference divided by the difference in
+  /// size (`.ci/count-instructions` does that).
+  package enum CountedPath: String, CaseIterable, Sendable {
+    /// No-op operations with completion handlers through a manager (`throughput`'s side).
+    case throughput
+    /// Sequential `try await manager.perform(_:)` (`await_overhead`'s side).
+    case awaitOverhead = "await_overhead"
+    /// 100 concurrent tasks, each awaiting its share in turn (`await_concurrent`'s side).
+    case awaitConcurrent = "await_concurrent"
+    /// `throughput` with one `makeEvents()` subscriber draining the stream.
+    case eventsOverhead = "events_overhead"
+
+    /// Runs the path for `count` operations.
+    package func run(count: Int) async throws {
+      switch self {
+      case .throughput:
+        _ = try await Throughput.ours(count: count)
+      case .awaitOverhead:
+        _ = try await AwaitOverhead.ours(count: count)
+      case .awaitConcurrent:
+        _ = try await AwaitConcurrent.ours(tasks: 100, awaits: max(1, count / 100))
+      case .eventsOverhead:
+        _ = try await EventsOverhead.subscribed(count: count)
+      }
+    }
+  }
+}

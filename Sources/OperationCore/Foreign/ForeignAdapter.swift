@@ -1,0 +1,137 @@
+import Dispatch
+import Foundation
+
+/// Runs a foreign operation (an `Operation` of your own) for managers and holds its waiters.
+///
+/// Each foreign instance in hand has one adapter, found by its identity (``ForeignAdapters``);
+/// every request for it, under any key or none, through any manager, joins that adapter as a
+/// request joins a claimed ``ConcurrentOperation``. Managers schedule, index, count, cancel and
+/// report the adapter like their own operations, so the core's guarantees hold for foreign
+/// work. The foreign operation is never added to a queue: the adapter starts it when its queue
+/// starts the adapter, and settles when it finishes (``ForeignFinishSignal``). So a foreign
+/// `cancel()` that reports a pending operation finished (which corrupts
+/// swift-corelibs-foundation's queue when the operation sits in one) touches no queue.
+///
+/// An adapter that is not its instance's (one for `waitUntilFinished`, or one that a newer
+/// adapter replaced once it closed) never starts the foreign operation: it waits for it.
+package final class ForeignAdapter<Output: Sendable>: ConcurrentOperation<Output, any Error>,
+  @unchecked Sendable
+{
+  // Constant fields only: the lifecycle lives in `ConcurrentOperation`'s state machine, and who
+  // may start the instance in `ForeignAdapters`.
+
+  /// The operation doing the work.
+  package let foreign: Operation
+  private let readOutcome: @Sendable () -> ErasedOutcome
+
+  /// An adapter for `foreign` that requests of its class with an equal `key` join.
+  init(
+    for foreign: Operation, key: some Hashable & Sendable,
+    outcome: @escaping @Sendable () -> ErasedOutcome
+  ) {
+    self.foreign = foreign
+    readOutcome = outcome
+    super.init(coalescingKey: ForeignKey(operation: foreign, base: key))
+    takeOver()
+  }
+
+  /// An adapter for `foreign` that only requests for the same instance join.
+  init(for foreign: Operation, outcome: @escaping @Sendable () -> ErasedOutcome) {
+    self.foreign = foreign
+    readOutcome = outcome
+    super.init()
+    takeOver()
+  }
+
+  private func takeOver() {
+    // Only what the foreign operation changed: unchanged values cost nothing to copy.
+    if foreign.queuePriority != .normal { queuePriority = foreign.queuePriority }
+    if foreign.qualityOfService != .default { qualityOfService = foreign.qualityOfService }
+    completionBlock = { [weak self] in self?.released() }
+  }
+
+  /// The foreign operation's name: events name foreign work after the operation doing it.
+  package override var name: String? {
+    get { foreign.displayName }
+    set {}
+  }
+
+  /// Claimed, going into its queue: the foreign operation's dependencies, as they stand now,
+  /// gate the adapter; and the adapter settles once the foreign operation finishes, even while
+  /// pending (its own `cancel()` may finish it then).
+  package override func willEnqueue(on manager: OperationQueueManager) {
+    for dependency in foreign.dependencies { addDependency(dependency) }
+    ForeignFinishSignal.whenFinished(foreign) { [self] in settle(erased: readOutcome()) }
+  }
+
+  /// False: the slot is held until the foreign operation has stopped, as its queue would.
+  package override var finishesImmediatelyWhenCancelled: Bool { false }
+
+  /// Starts the foreign operation, if this adapter is the instance's and nobody started it (it
+  /// may also run elsewhere, or have finished).
+  package override func main() {
+    guard ForeignAdapters.claimStart(of: foreign, by: self) else { return }
+    guard !foreign.isFinished, !foreign.isExecuting else { return }
+    startForeignWhenReady()
+  }
+
+  /// Starts the foreign operation, which is ready; a synchronous one has finished after (also
+  /// one that did not announce it).
+  func startForeign() {
+    foreign.start()
+    if foreign.isFinished { settle(erased: readOutcome()) }
+  }
+
+  /// The last waiter left, or the manager cancelled everything: so is the foreign operation.
+  package override func operationWasCancelled() {
+    callForeign { $0.cancel() }
+  }
+
+  /// Released by its queue (or, dropped, once the work it followed ended): if still the
+  /// instance's, it forgets the instance; one nobody started (the adapter was cancelled while
+  /// pending, or joined other work) it first finishes unrun, as a queue finishes a cancelled
+  /// operation: cancelled, then started if it can be. One finished before its dependencies is
+  /// detached from them, so that it may be released first.
+  private func released() {
+    let finishesUnrun = ForeignAdapters.update(foreign, by: self) { entry in
+      if entry?.startClaimed == true { entry = nil }
+      entry?.startClaimed = true
+      return entry != nil
+    }
+    guard finishesUnrun else { return }
+    callForeign { [self] foreign in
+      if !foreign.isFinished, !foreign.isExecuting {
+        foreign.cancel()
+        if foreign.isReady, !foreign.isFinished, !foreign.isExecuting { foreign.start() }
+        if foreign.isFinished { foreign.detachFromUnfinishedDependencies() }
+      }
+      ForeignAdapters.update(foreign, by: self) {
+        $0 = nil; return true
+      }
+    }
+  }
+
+  /// Calls `body` with the foreign operation on a serial queue of its own, never on the pool
+  /// that tasks and Dispatch's global queues share: a foreign `cancel()` or `start()` may block
+  /// or call back. Callers were resumed before, and never wait for it.
+  func callForeign(_ body: @escaping @Sendable (Operation) -> Void) {
+    let foreign = self.foreign
+    DispatchQueue(label: "OperationBridge.ForeignAdapter.call").async { body(foreign) }
+  }
+
+  /// Waits for `operation`, run by someone else, with `waiter`, on an adapter that is not the
+  /// instance's: it never starts or cancels `operation`.
+  package static func observe<Foreign: Operation>(
+    _ operation: Foreign, waiter: OperationWaiter?,
+    outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
+  ) -> OperationQueueManager.Admission<Output, any Error> {
+    let adapter = ForeignAdapter(for: operation) { read(operation) }
+    if operation.isFinished {
+      adapter.settle(erased: read(operation))  // Its waiter gets the outcome at once.
+    } else {
+      ForeignFinishSignal.whenFinished(operation) { adapter.settle(erased: read(operation)) }
+    }
+    return OperationQueueManager.Admission(
+      operation: adapter, waiterID: waiter.flatMap { adapter.addWaiter($0) })
+  }
+}

@@ -1,0 +1,35 @@
+import Dispatch
+import Foundation
+
+// swift-corelibs-foundation marks the dependents of a finished operation ready one after
+// another, on the finishing thread, in no set order (Operation.swift, `observeValue`: the
+// `toFinished` case walks the dependents, kept in a `Set`). An adapter shares its foreign
+// operation's dependencies, so its queue may start it a moment before the foreign operation is
+// marked ready, and starting an operation that is not ready traps inside Foundation. Nothing
+// reports the readiness of an operation that sits in no queue, so while every dependency has
+// finished the adapter checks again shortly, a bounded number of times.
+
+extension ForeignAdapter {
+  /// Starts the foreign operation once it is ready. One that is still not ready, or has a
+  /// dependency that has not finished (added after the request), is
+  /// ``ForeignOperationError/notReady(operationName:)``; the adapter's release then finishes it
+  /// unrun.
+  func startForeignWhenReady(checksLeft: Int = 100) {
+    guard foreign.isReady else {
+      guard checksLeft > 0, foreign.dependencies.allSatisfy(\.isFinished) else {
+        ForeignAdapters.update(foreign, by: self) {
+          $0?.startClaimed = false; return true
+        }
+        finish(throwing: ForeignOperationError.notReady(operationName: foreign.displayName))
+        return
+      }
+      // Not on a global queue: a synchronous operation's work runs inside `start()`.
+      let queue = DispatchQueue(label: "OperationBridge.ForeignAdapter.readiness")
+      queue.asyncAfter(deadline: .now() + .microseconds(100)) {
+        self.startForeignWhenReady(checksLeft: checksLeft - 1)
+      }
+      return
+    }
+    startForeign()
+  }
+}
