@@ -197,8 +197,8 @@ import Testing
         }
       }
     }
-    #expect(await clock.waitForTimers(callers))
     let threadsMeanwhile = Self.threadCount()
+    #expect(await clock.waitForTimers(callers))
     clock.advance(by: .milliseconds(200))
     #expect(await timedOut.wait(untilAtLeast: callers, timeout: .seconds(30)))
     for task in tasks { _ = await result(of: task, within: .seconds(30)) }
