@@ -1,3 +1,4 @@
+import LockedValue
 import OperationCore
 
 /// A clock that moves only when a test advances it, so that time-based behaviour (operation

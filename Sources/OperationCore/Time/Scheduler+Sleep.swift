@@ -1,3 +1,5 @@
+import LockedValue
+
 extension Scheduler {
   /// Suspends the calling task until the clock reaches `deadline` (at once if it has), holding
   /// no thread: an entry of this scheduler resumes it.

@@ -1,3 +1,5 @@
+import LockedValue
+
 /// The one component that fires timers on a clock: operation timeouts, stall reports, caller
 /// deadlines, retry waits and page backoffs of the work a manager admits all go through its
 /// manager's scheduler.

@@ -1,3 +1,6 @@
+import LockedValue
+import OperationCore
+
 /// One wait between attempts: made unarmed, started once, cancellable at any moment (before
 /// or after it starts, from any thread, more than once). Once cancelled it never fires.
 package protocol RetryWait: Sendable {
