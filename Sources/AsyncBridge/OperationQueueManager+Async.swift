@@ -123,7 +123,7 @@ extension OperationQueueManager {
   ) -> SuspensionPoint {
     let body = consume body
     // Joining needs only the key: no operation is built for a call that would drop it.
-    return AwaitedWaiter.register(timeout: timeout) { waiter in
+    return SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
       let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
       let admission =
         join(
@@ -132,7 +132,7 @@ extension OperationQueueManager {
         ?? admit(
           AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority,
           droppedFollows: false)
-      return (admission.operation, admission.waiterID)
+      return admission.waiterID.map { (admission.operation, $0) }
     }
   }
 
@@ -160,7 +160,7 @@ extension OperationQueueManager {
     timeout: Duration?
   ) -> SuspensionPoint {
     var request = Optional(consume operation)
-    return AwaitedWaiter.register(timeout: timeout) { waiter in
+    return SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
       guard var operation = request.take() else { preconditionFailure("registered twice") }
       let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
       // Held by nobody else, a dropped request can be released; otherwise someone may depend
@@ -169,7 +169,7 @@ extension OperationQueueManager {
       let heldElsewhere = !isKnownUniquelyReferenced(&operation)
       let admission = admit(
         operation, waiter: waiter, priority: priority, droppedFollows: heldElsewhere)
-      return (admission.operation, admission.waiterID)
+      return admission.waiterID.map { (admission.operation, $0) }
     }
   }
 }

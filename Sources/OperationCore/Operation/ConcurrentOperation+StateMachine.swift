@@ -19,7 +19,7 @@ struct OperationStateMachine {
     /// waiters: reported finished when that delivery ends, so "finished" implies "delivered".
     case startedDuringDelivery
     /// Started; `main()` has been or is being called.
-    case executing(since: MonotonicInstant)
+    case executing(since: ClockInstant)
     /// Reported finished to the queue.
     case finished
   }
@@ -167,6 +167,10 @@ struct OperationStateMachine {
   /// The manager that claimed the operation; nil before.
   weak var observer: (any OperationLifecycleObserver)?
 
+  /// The current instant on the clock of the manager that claimed the operation (the
+  /// continuous clock's when none did), which event durations are measured on.
+  private var now: ClockInstant { (observer?.scheduler ?? .continuous).now }
+
   // MARK: Reading
 
   /// How many waiters wait for the outcome now; 0 once it is fixed.
@@ -279,7 +283,7 @@ struct OperationStateMachine {
     case .pending:
       switch delivery {
       case .open:
-        slot = .executing(since: MonotonicInstant.now)
+        slot = .executing(since: now)
         // Counted only for an operation that publishes its events.
         let waiting = eventAudience == nil ? 0 : waiterCount
         return .run(timeout: timeout, event: record(.started, waiterCount: waiting))
@@ -556,7 +560,7 @@ struct OperationStateMachine {
   /// Returns the event to publish now, or keeps it until the operation is in its queue. With
   /// `since`, the event's duration runs from then. Builds nothing for a silent operation.
   private mutating func record(
-    _ kind: OperationEvent.Kind, waiterCount: Int, since: MonotonicInstant? = nil
+    _ kind: OperationEvent.Kind, waiterCount: Int, since: ClockInstant? = nil
   ) -> LifecycleEvent? {
     switch announcement {
     case .silent:
@@ -568,11 +572,12 @@ struct OperationStateMachine {
       guard case .awaitingEnqueue(let enqueued, var later) = consume taken else {
         preconditionFailure("the announcement changed while an event was recorded")
       }
-      later.append(LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since?.elapsed))
+      later.append(
+        LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since.map { now - $0 }))
       announcement = .awaitingEnqueue(enqueued: enqueued, later: later)
       return nil
     case .announced:
-      return LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since?.elapsed)
+      return LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since.map { now - $0 })
     }
   }
 
@@ -588,7 +593,7 @@ struct OperationStateMachine {
   }
 
   private mutating func settle(
-    _ outcome: ErasedOutcome, waiters: WaiterList, since: MonotonicInstant, stopsWork: Bool,
+    _ outcome: ErasedOutcome, waiters: WaiterList, since: ClockInstant, stopsWork: Bool,
     then: AfterDelivery
   ) -> Action {
     let event = record(.finished(outcome.completion), waiterCount: waiters.count, since: since)
