@@ -18,8 +18,9 @@ extension ConcurrentOperation {
 
   @inline(__always)
   fileprivate func outcome(timeout: Duration?) async -> ErasedOutcome {
-    await AwaitedWaiter.register(timeout: timeout) { waiter in (self, addWaiter(waiter)) }
-      .outcome()
+    await SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
+      addWaiter(waiter).map { (self, $0) }
+    }.outcome()
   }
 }
 

@@ -124,14 +124,14 @@ extension OperationQueueManager {
   ) -> SuspensionPoint {
     let body = consume body
     // Joining needs only the key: no operation is built for a call that would drop it.
-    return AwaitedWaiter.register(timeout: timeout) { waiter in
+    return SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
       let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
       let admission =
         join(
           CoalescingKey(for: AsyncOperation<Value>.self, base: key),
           as: ConcurrentOperation<Value, any Error>.self, waiter: waiter, priority: priority)
         ?? admit(AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority)
-      return (admission.operation, admission.waiterID)
+      return admission.waiterID.map { (admission.operation, $0) }
     }
   }
 
@@ -158,11 +158,11 @@ extension OperationQueueManager {
     timeout: Duration?
   ) -> SuspensionPoint {
     var request = Optional(consume operation)
-    return AwaitedWaiter.register(timeout: timeout) { waiter in
+    return SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
       guard let operation = request.take() else { preconditionFailure("registered twice") }
       let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
       let admission = admit(operation, waiter: waiter, priority: priority)
-      return (admission.operation, admission.waiterID)
+      return admission.waiterID.map { (admission.operation, $0) }
     }
   }
 }

@@ -12,28 +12,10 @@ extension OperationQueueManager {
   ///   operations are not affected.
   public func waitUntilIdle() async throws {
     try Task.checkCancellation()
-    let point = SuspensionPoint()
-    if let id = whenIdle({ point.deliver(IdleWait.reached) }) {
-      point.record(IdleWait(manager: self, id: id, point: point))
+    // The idle wait has no deadline: it never reads the scheduler.
+    let point = SuspensionPoint.register(timeout: nil, on: { scheduler }) { waiter in
+      whenIdle(waiter).map { (self, $0) }
     }
     try await point.outcome().value(as: Void.self)
-  }
-}
-
-/// A registered idle wait: leaving it hands the caller cancellation, unless the manager got to
-/// it first.
-private struct IdleWait: RegisteredWaiter {
-  /// What the caller gets once the manager is idle.
-  static let reached = ErasedOutcome.success(ValueBox(()))
-
-  let manager: OperationQueueManager
-  let id: UInt64
-  /// Weak: the point holds this wait, and the waiting task holds the point.
-  weak var point: SuspensionPoint?
-
-  func leave(_ reason: LeaveReason) {
-    // Whoever removes the idle waiter delivers: the manager or us. Only cancellation makes an
-    // idle wait leave.
-    if manager.removeIdleWaiter(id) != nil { point?.deliver(.cancelled) }
   }
 }

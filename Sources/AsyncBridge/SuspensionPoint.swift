@@ -2,22 +2,6 @@ import Dispatch
 import OperationCore
 import Synchronization
 
-/// Why a suspended caller leaves before its outcome arrives.
-@usableFromInline
-enum LeaveReason: Sendable {
-  /// The task was cancelled.
-  case cancellation
-  /// The caller's own deadline, of this length, passed.
-  case deadline(Duration)
-}
-
-/// A registered waiter, seen by whatever makes it leave.
-protocol RegisteredWaiter: Sendable {
-  /// Leaves for `reason`: removes the waiter and hands its caller the matching outcome,
-  /// unless its outcome was handed over already.
-  func leave(_ reason: LeaveReason)
-}
-
 /// Where one suspended caller meets its outcome. Every suspension in this module goes
 /// through one (awaiting an operation, awaiting idleness), so the races of a suspension are
 /// solved once:
@@ -27,6 +11,10 @@ protocol RegisteredWaiter: Sendable {
 ///   here: whichever comes second resumes the caller.
 /// - **Leaving against leaving.** The task's cancellation and the caller's deadline may both
 ///   ask the waiter to leave; the first one that finds it recorded takes it.
+///
+/// One waiting caller is three things: its ``OperationWaiter`` in the list of what it waits on,
+/// this point (which holds what it needs to leave: the ``WaiterRemoving`` it waits on and its
+/// waiter's identity), and, with a deadline, an entry of the manager's ``Scheduler``.
 ///
 /// The waiter is recorded before anything can ask it to leave: the cancellation handler is
 /// installed, and the deadline armed, only afterwards. Registering before suspending also
@@ -57,10 +45,13 @@ final class SuspensionPoint: @unchecked Sendable {
   @exclusivity(unchecked) private var handedOver: ErasedOutcome?
 
   private let registration = Atomic<UInt8>(0)
-  @exclusivity(unchecked) private var waiter: (any RegisteredWaiter)?
-  /// The caller's pending deadline in ``CallerDeadlines``, if it has one; written and read by
-  /// the caller's task only.
-  @exclusivity(unchecked) private var deadlineID: UInt64?
+  /// What the waiter waits on, which removes it when it leaves.
+  @exclusivity(unchecked) private var waitedOn: (any WaiterRemoving)?
+  /// The waiter's identity there.
+  @exclusivity(unchecked) private var waiterID: OperationWaiter.ID = 0
+  /// The caller's pending deadline, if it has one: the scheduler and its entry there; written
+  /// and read by the caller's task only.
+  @exclusivity(unchecked) private var deadline: (scheduler: Scheduler, entry: UInt64)?
 
   @usableFromInline
   init() {}
@@ -84,7 +75,7 @@ final class SuspensionPoint: @unchecked Sendable {
     await withTaskCancellationHandler {
       await withCheckedContinuation { attach($0) }
     } onCancel: {
-      leave(.cancellation)
+      leave(with: .cancelled)
     }
     return takeOutcome()
   }
@@ -111,44 +102,72 @@ final class SuspensionPoint: @unchecked Sendable {
     return outcome
   }
 
+  // MARK: Registration
+
+  /// Registers the calling task as a waiter through `register`, synchronously, and returns
+  /// where the task waits for its outcome. `register` must add the waiter (or deliver to it at
+  /// once) and return what it waits on and its identity there, if it is still there. A task
+  /// that is already cancelled registers nothing and gets cancellation. With a `timeout`, the
+  /// caller's deadline is an entry of `scheduler()`'s (read only then).
+  @usableFromInline
+  static func register(
+    timeout: Duration?, on scheduler: () -> Scheduler,
+    _ register: (OperationWaiter) -> (any WaiterRemoving, OperationWaiter.ID)?
+  ) -> SuspensionPoint {
+    let point = SuspensionPoint()
+    if Task.isCancelled {
+      point.deliver(.cancelled)
+      return point
+    }
+    let waiter = OperationWaiter(interest: .untilLeaving, callbackQueue: nil) {
+      [point] outcome in point.deliver(outcome)
+    }
+    guard let (waitedOn, id) = register(waiter) else { return point }
+    point.record(waitedOn, id: id)
+    if let timeout { point.arm(deadline: timeout, on: scheduler()) }
+    return point
+  }
+
   // MARK: Leaving against registration
 
   /// Records the waiter, before anything can ask it to leave.
-  func record(_ waiter: any RegisteredWaiter) {
-    self.waiter = waiter
+  private func record(_ waitedOn: any WaiterRemoving, id: OperationWaiter.ID) {
+    self.waitedOn = waitedOn
+    waiterID = id
     registration.store(Self.registered, ordering: .releasing)
   }
 
-  /// Starts the caller's deadline, once its waiter is recorded: an entry in the shared
-  /// ``CallerDeadlines``, fired on a global queue, so no thread waits for it. The caller takes
-  /// it out when it has its outcome (``close()``), so a far deadline keeps nothing after that.
-  func arm(deadline: Duration) {
-    deadlineID = CallerDeadlines.shared.schedule(after: deadline) {
-      self.leave(.deadline(deadline))
+  /// Starts the caller's deadline, once its waiter is recorded: an entry of `scheduler`, fired
+  /// on its clock, so no thread waits for it. The caller takes it out when it has its outcome
+  /// (``close()``), so a far deadline keeps nothing after that.
+  private func arm(deadline timeout: Duration, on scheduler: Scheduler) {
+    let entry = scheduler.schedule(after: timeout) {
+      self.leave(with: .timedOut(OperationTimeoutError(timeout: timeout, scope: .caller)))
     }
+    deadline = (scheduler, entry)
   }
 
-  /// Makes the caller leave for `reason`, if its waiter is recorded and nobody made it leave
-  /// before.
+  /// Makes the caller leave with `outcome` (cancellation, or its deadline's timeout), if its
+  /// waiter is recorded and nobody made it leave before.
   @usableFromInline
-  func leave(_ reason: LeaveReason) {
+  func leave(with outcome: ErasedOutcome) {
     // Only the party that moves the stage away from `registered` owns the waiter: it takes
-    // it out, so nothing (a pending deadline, an idle wait's own back-reference) keeps it.
+    // it out, so nothing (a pending deadline, a manager's idle waiter) keeps it.
     guard registration.exchange(Self.done, ordering: .acquiringAndReleasing) == Self.registered,
-      let waiter
+      let waitedOn
     else { return }
-    self.waiter = nil
-    waiter.leave(reason)
+    self.waitedOn = nil
+    waitedOn.removeWaiter(waiterID, resumingWith: outcome)
   }
 
   /// The caller has its outcome: its deadline is taken out, and a deadline firing meanwhile
-  /// does nothing and holds no waiter. (Without a deadline nothing else holds this object, so
-  /// there is nothing to close.)
+  /// does nothing and holds nothing it waited on. (Without a deadline nothing else holds this
+  /// object, so there is nothing to close.)
   private func close() {
-    guard let deadlineID else { return }
-    CallerDeadlines.shared.cancel(deadlineID)
+    guard let (scheduler, entry) = deadline else { return }
+    scheduler.cancel(entry)
     if registration.exchange(Self.done, ordering: .acquiringAndReleasing) == Self.registered {
-      waiter = nil
+      waitedOn = nil
     }
   }
 }

@@ -281,7 +281,8 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
       let delay = retryPolicy.delay(
         afterAttempt: attempt, failure: failure, serverMinimum: serverMinimum)
     else { return finish(throwing: failure) }
-    let wait = retryPolicy.scheduler.makeWait(for: delay) { [weak self] in self?.waitEnded() }
+    let waits = retryPolicy.scheduler ?? scheduler
+    let wait = waits.makeWait(for: delay) { [weak self] in self?.waitEnded() }
     switch dataTask.withLock({ $0.retryScheduled(wait) }) {
     case .start:
       // Announced before the wait starts, so `retrying` precedes whatever the next attempt

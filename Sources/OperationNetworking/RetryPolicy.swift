@@ -11,8 +11,9 @@ import OperationCore
 /// The retries happen inside the one operation, so every caller that joined it (coalescing)
 /// shares the attempts: twenty waiters on a request whose first two attempts fail see one
 /// success, and the server sees three requests. The wait between attempts holds no thread
-/// (a Dispatch timer) and ends at once when the operation is cancelled or times out; the
-/// operation's own `ConcurrentOperation.timeout` counts all attempts and waits together.
+/// (an entry of the manager's scheduler, on the manager's clock) and ends at once when the
+/// operation is cancelled or times out; the operation's own `ConcurrentOperation.timeout` counts
+/// all attempts and waits together.
 ///
 /// ```swift
 /// let fetch = NetworkingOperation<Page>(
@@ -55,8 +56,10 @@ public struct RetryPolicy: Sendable {
   /// it fast and pure.
   public var serverRequestedDelay: (@Sendable (HTTPURLResponse, Data) -> Duration?)? = nil
 
-  /// Makes the waits between attempts: Dispatch timers, replaced in tests.
-  package var scheduler: any RetryScheduler = DispatchRetryScheduler()
+  /// Makes the waits between attempts; nil (the default) waits on the clock of the manager
+  /// that admitted the operation (the continuous clock outside any manager). Replaced in tests
+  /// that end each wait by hand.
+  package var scheduler: (any RetryScheduler)?
 
   /// Creates a policy; ``exponential(maxAttempts:initialDelay:multiplier:maxDelay:jitter:shouldRetry:)``
   /// offers defaults for each value.

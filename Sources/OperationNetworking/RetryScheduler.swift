@@ -1,4 +1,4 @@
-import Dispatch
+import LockedValue
 import OperationCore
 
 /// One wait between attempts: made unarmed, started once, cancellable at any moment (before
@@ -16,42 +16,53 @@ package protocol RetryScheduler: Sendable {
   func makeWait(for delay: Duration, then action: @escaping @Sendable () -> Void) -> any RetryWait
 }
 
-/// Waits with a one-shot `DispatchSourceTimer` on a global queue: no thread is held while it
-/// counts down, and cancelling it releases its handler at once.
-package struct DispatchRetryScheduler: RetryScheduler {
-  package init() {}
-
+extension Scheduler: RetryScheduler {
+  /// A wait that, once started, is an entry of this scheduler: no thread is held while it
+  /// counts down, and cancelling it takes the entry, and the action with it, out at once.
   package func makeWait(
     for delay: Duration, then action: @escaping @Sendable () -> Void
   ) -> any RetryWait {
-    DispatchRetryWait(delay: delay, action: action)
+    ScheduledRetryWait(scheduler: self, delay: delay, action: action)
   }
 }
 
-/// A `DispatchSourceTimer` made inactive. `activate()` arms it (a second call does nothing) and
-/// `cancel()` followed by `activate()` disposes of it whether or not it was armed, so start and
-/// cancel may race in any order.
-private final class DispatchRetryWait: RetryWait, @unchecked Sendable {
-  // Only the timer is stored, and dispatch sources are safe to use from any thread.
-  private let timer: any DispatchSourceTimer
+/// One wait between attempts on a ``Scheduler``. Start and cancel may race in any order: the
+/// stage decides, under its lock, whether the entry is scheduled and whether it is taken out.
+private final class ScheduledRetryWait: RetryWait {
+  private enum Stage {
+    /// Made, not started: holds the action until it is scheduled.
+    case unarmed(@Sendable () -> Void)
+    /// Started: the scheduler's entry `entry` holds the action.
+    case armed(entry: UInt64)
+    /// Cancelled: never fires.
+    case cancelled
+  }
 
-  init(delay: Duration, action: @escaping @Sendable () -> Void) {
-    timer = DispatchSource.makeTimerSource(queue: .global())
-    timer.schedule(deadline: .now() + delay.timeInterval)
-    timer.setEventHandler { [timer] in
-      // One shot: cancelling releases the handler (and what it captured) now.
-      timer.cancel()
-      action()
-    }
+  // State lives in `stage`, guarded by its lock; the rest is immutable.
+  private let scheduler: Scheduler
+  private let delay: Duration
+  private let stage: Locked<Stage>
+
+  init(scheduler: Scheduler, delay: Duration, action: @escaping @Sendable () -> Void) {
+    self.scheduler = scheduler
+    self.delay = delay
+    stage = Locked(.unarmed(action))
   }
 
   func start() {
-    timer.activate()
+    stage.withLock { stage in
+      guard case .unarmed(let action) = stage else { return }
+      // The scheduler's lock is a leaf, and `schedule` runs nothing: taking it here is safe.
+      stage = .armed(entry: scheduler.schedule(after: delay, action))
+    }
   }
 
   func cancel() {
-    timer.cancel()
-    // A source must be activated before it is released, even a cancelled one.
-    timer.activate()
+    let armed = stage.withLock { stage -> UInt64? in
+      defer { stage = .cancelled }
+      guard case .armed(let entry) = stage else { return nil }
+      return entry
+    }
+    if let armed { scheduler.cancel(armed) }
   }
 }

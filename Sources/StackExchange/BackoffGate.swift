@@ -5,22 +5,24 @@ import OperationCore
 ///
 /// Single calls ask ``checkCall(site:)`` and fail fast; a page sequence asks
 /// ``waitUntilOpen(site:longest:)`` and waits. Both read the same deadlines, so a backoff one of
-/// them received holds for the other.
+/// them received holds for the other. Time is the clock of the data manager's queue manager,
+/// and waits are entries of that manager's scheduler: a test that advances the clock by hand
+/// ends them.
 final class BackoffGate: Sendable {
-  // State lives in `deadlines`, guarded by its lock; `clock` is immutable.
-  private let deadlines = Locked<[String: ContinuousClock.Instant]>([:])
-  private let clock: BackoffClock
+  // State lives in `deadlines`, guarded by its lock; `scheduler` is immutable.
+  private let deadlines = Locked<[String: ClockInstant]>([:])
+  private let scheduler: Scheduler
 
-  /// Creates a gate on `clock` (tests pass a manual one).
-  init(clock: BackoffClock = .continuous) {
-    self.clock = clock
+  /// Creates a gate on `scheduler`'s clock.
+  init(scheduler: Scheduler) {
+    self.scheduler = scheduler
   }
 
   /// Records a response's `backoff` for `site`; nil or non-positive values change nothing.
   /// An earlier, longer backoff is kept.
   func record(backoff seconds: Int?, site: String) {
     guard let seconds, seconds > 0 else { return }
-    let deadline = clock.now() + .seconds(seconds)
+    let deadline = scheduler.now + .seconds(seconds)
     deadlines.withLock { deadlines in
       deadlines[Self.key(site)] = max(deadlines[Self.key(site)] ?? deadline, deadline)
     }
@@ -30,7 +32,7 @@ final class BackoffGate: Sendable {
   ///
   /// - Throws: ``BackoffError`` with the time left.
   func checkCall(site: String) throws(BackoffError) {
-    let now = clock.now()
+    let now = scheduler.now
     if let deadline = pendingDeadline(site: site, now: now) {
       throw BackoffError(site: site, retryAfter: deadline - now)
     }
@@ -44,26 +46,24 @@ final class BackoffGate: Sendable {
   ///   backoff has more than `longest` left; `CancellationError` at once when the task is
   ///   cancelled while waiting.
   func waitUntilOpen(site: String, longest: Duration) async throws -> Duration {
-    let start = clock.now()
+    let start = scheduler.now
     var waited = false
     while true {
-      let now = clock.now()
+      let now = scheduler.now
       guard let deadline = pendingDeadline(site: site, now: now) else { break }
       guard deadline - now <= longest else {
         throw BackoffError(site: site, retryAfter: deadline - now)
       }
       waited = true
-      try await clock.sleep(deadline)
+      try await scheduler.sleep(until: deadline)
     }
-    return waited ? clock.now() - start : .zero
+    return waited ? scheduler.now - start : .zero
   }
 
   /// The end of `site`'s backoff, or nil when none is pending at `now` (an expired one is
   /// removed).
-  private func pendingDeadline(site: String, now: ContinuousClock.Instant) -> ContinuousClock
-    .Instant?
-  {
-    deadlines.withLock { deadlines -> ContinuousClock.Instant? in
+  private func pendingDeadline(site: String, now: ClockInstant) -> ClockInstant? {
+    deadlines.withLock { deadlines -> ClockInstant? in
       guard let deadline = deadlines[Self.key(site)] else { return nil }
       guard deadline > now else {
         deadlines[Self.key(site)] = nil

@@ -56,7 +56,7 @@ public final class QuestionsDataManager: Sendable {
   ///
   /// - Parameters:
   ///   - manager: Schedules and coalesces the requests; its queue's limits, priorities and
-  ///     cancel-all apply to them.
+  ///     cancel-all apply to them, and page backoffs run on its clock.
   ///   - baseURL: The API root; the request path is `<baseURL>/questions`. Defaults to
   ///     ``stackExchangeAPI``.
   ///   - session: Sends the requests. The default is a new ephemeral session without a URL
@@ -73,20 +73,20 @@ public final class QuestionsDataManager: Sendable {
   ) {
     self.init(
       manager: manager, baseURL: baseURL, session: session, decoder: decoder,
-      requestTimeout: requestTimeout, backoffGate: BackoffGate())
+      requestTimeout: requestTimeout, backoffGate: nil)
   }
 
-  /// Creates a data manager with an injected backoff gate (tests pass one with a fake clock).
+  /// Creates a data manager with an injected backoff gate; nil makes one on `manager`'s clock.
   init(
     manager: OperationQueueManager, baseURL: URL, session: URLSession, decoder: JSONDecoder,
-    requestTimeout: Duration?, backoffGate: BackoffGate
+    requestTimeout: Duration?, backoffGate: BackoffGate?
   ) {
     self.manager = manager
     self.baseURL = baseURL
     self.session = session
     self.decoder = decoder
     self.requestTimeout = requestTimeout
-    self.backoffGate = backoffGate
+    self.backoffGate = backoffGate ?? BackoffGate(scheduler: manager.scheduler)
   }
 
   /// Fetches one page of questions and calls `completion` with it.

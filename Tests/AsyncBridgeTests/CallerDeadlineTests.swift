@@ -7,13 +7,15 @@ import Testing
 /// A caller's own deadline (`perform(_:timeout:)`, `run(key:timeout:_:)`, `value(timeout:)`):
 /// at the deadline that caller leaves with `OperationTimeoutError` (scope `.caller`), exactly
 /// like a cancelled waiter; the shared work goes on for the others and is cancelled only when
-/// the last waiter has left.
+/// the last waiter has left. Deadlines run on a manual clock: each test advances it once the
+/// callers have registered them.
 @Suite struct CallerDeadlineTests {
-  /// Short enough to keep the suite fast, long enough to register first on a loaded machine.
+  /// A caller's deadline; only the manual clock ever reaches it.
   static let deadline = Duration.milliseconds(50)
 
   @Test func aDeadlineLeavesOnlyThatCallerWhileTheQueueIsSuspended() async throws {
-    let manager = OperationQueueManager(name: "deadline.one")
+    let clock = ManualClock()
+    let manager = OperationQueueManager(name: "deadline.one", clock: clock)
     manager.isSuspended = true
     let log = EventLog(manager)
     let working = ManualOperation(key: 1, ending: .returning(7))
@@ -22,6 +24,8 @@ import Testing
     let hurried = Task {
       try await manager.perform(ManualOperation(key: 1), timeout: Self.deadline)
     }
+    #expect(await clock.waitForTimers(1))
+    clock.advance(by: Self.deadline)
     let outcome = try #require(await result(of: hurried, within: .seconds(30)))
     let error = try #require(outcome.failure as? OperationTimeoutError, "got \(outcome)")
     #expect(error.scope == .caller)
@@ -33,26 +37,33 @@ import Testing
   }
 
   @Test func theLastWaitersDeadlineCancelsTheOperation() async throws {
-    let manager = OperationQueueManager(name: "deadline.last")
+    let clock = ManualClock()
+    let manager = OperationQueueManager(name: "deadline.last", clock: clock)
     manager.isSuspended = true
     let operation = ManualOperation(key: 2)
     let task = Task { try await manager.perform(operation, timeout: Self.deadline) }
+    #expect(await clock.waitForTimers(1))
+    clock.advance(by: Self.deadline)
     let outcome = try #require(await result(of: task, within: .seconds(30)))
     #expect((outcome.failure as? OperationTimeoutError)?.scope == .caller)
     // The leaving caller is resumed first, then the operation it leaves is cancelled.
-    #expect(await eventually(within: .seconds(30)) { operation.isCancelled })
+    #expect(operation.isCancelled)
     manager.isSuspended = false
     #expect(await becomesIdle(manager, within: .seconds(30)))
     #expect(operation.mainCallCount == 0)
   }
 
   @Test func aCompletionHandlerKeepsTheWorkAliveAfterADeadline() async throws {
-    let manager = OperationQueueManager(name: "deadline.handler")
+    let clock = ManualClock()
+    let manager = OperationQueueManager(name: "deadline.handler", clock: clock)
     let operation = ManualOperation(key: 3)
     let handler = Recorder<Result<Int, any Error>>()
     manager.enqueue(operation) { handler.record($0) }
     #expect(await operation.started.wait(timeout: .seconds(30)))
+    // An operation's caller waits on the clock of the manager that claimed it.
     let task = Task { try await operation.value(timeout: Self.deadline) }
+    #expect(await clock.waitForTimers(1))
+    clock.advance(by: Self.deadline)
     let outcome = try #require(await result(of: task, within: .seconds(30)))
     #expect((outcome.failure as? OperationTimeoutError)?.scope == .caller)
     #expect(!operation.isCancelled)
@@ -62,7 +73,8 @@ import Testing
   }
 
   @Test func aTypedCallerGetsItsOwnTimeoutCase() async throws {
-    let manager = OperationQueueManager(name: "deadline.typed")
+    let clock = ManualClock()
+    let manager = OperationQueueManager(name: "deadline.typed", clock: clock)
     manager.isSuspended = true
     let operation = TestOperation<TestFailure>(key: 4)
     let task = Task { () async -> TestFailure? in
@@ -73,12 +85,15 @@ import Testing
         return error
       }
     }
+    #expect(await clock.waitForTimers(1))
+    clock.advance(by: Self.deadline)
     #expect(await value(of: task, within: .seconds(30)) == .timedOut(Self.deadline))
     manager.isSuspended = false
   }
 
   @Test func runTakesADeadlineAndCancelsItsClosure() async throws {
-    let manager = OperationQueueManager(name: "deadline.run")
+    let clock = ManualClock()
+    let manager = OperationQueueManager(name: "deadline.run", clock: clock)
     let entered = Gate()
     let stopped = Gate()
     let task = Task {
@@ -93,6 +108,8 @@ import Testing
         return 1
       }
     }
+    #expect(await clock.waitForTimers(1))
+    clock.advance(by: Self.deadline)
     let outcome = try #require(await result(of: task, within: .seconds(30)))
     #expect((outcome.failure as? OperationTimeoutError)?.scope == .caller)
     #expect(await entered.wait(timeout: .seconds(30)))
@@ -102,14 +119,16 @@ import Testing
   }
 
   @Test func aValueBeforeTheDeadlineStandsAndTheDeadlineDoesNothingLater() async throws {
-    let manager = OperationQueueManager(name: "deadline.early")
+    let clock = ManualClock()
+    let manager = OperationQueueManager(name: "deadline.early", clock: clock)
     let operation = ManualOperation(key: 5, ending: .returning(5))
     let value = try await withDeadline(.seconds(30)) {
       try await manager.perform(operation, timeout: .milliseconds(20))
     }
     #expect(value == 5)
-    // Past the deadline: the timer fires into a closed registration.
-    try await Task.sleep(for: .milliseconds(40))
+    // Past the deadline: the caller took its deadline out, and nothing fires.
+    #expect(clock.pendingCount == 0)
+    clock.advance(by: .milliseconds(40))
     #expect(!operation.isCancelled)
     #expect(operation.result.map { try? $0.get() } == 5)
   }
@@ -117,7 +136,8 @@ import Testing
   /// The operation's own `timeout` is a different limit: it fails every waiter, with scope
   /// `.operation`, and stops the work.
   @Test func theOperationsOwnTimeoutFailsEveryWaiter() async throws {
-    let manager = OperationQueueManager(name: "deadline.own")
+    let clock = ManualClock()
+    let manager = OperationQueueManager(name: "deadline.own", clock: clock)
     // Suspended until the second caller has joined, so both wait on the one that times out.
     manager.isSuspended = true
     let log = EventLog(manager)
@@ -128,6 +148,9 @@ import Testing
     let second = Task { try await manager.perform(ManualOperation(key: 6)) }
     #expect(await log.wait { $0.kind == .joined })
     manager.isSuspended = false
+    // The operation's timeout is armed when it starts.
+    #expect(await clock.waitForTimers(1))
+    clock.advance(by: .milliseconds(30))
     for task in [first, second] {
       let outcome = try #require(await result(of: task, within: .seconds(30)))
       #expect((outcome.failure as? OperationTimeoutError)?.scope == .operation)
@@ -135,9 +158,6 @@ import Testing
     #expect(operation.isCancelled)
   }
 
-  /// 10,000 callers with deadlines on one pending operation: every deadline fires, each caller
-  /// leaves with the caller's timeout, and the process gains no thread per deadline (they are
-  /// Dispatch timers, not sleeping threads).
   /// Limits past `Int64.max` seconds (a caller's deadline, an operation's timeout, the stall
   /// threshold) mean "never" and trap nowhere: turning one into Dispatch's seconds read
   /// `Duration.components`, which traps there.
@@ -154,8 +174,12 @@ import Testing
     #expect(await becomesIdle(manager))
   }
 
+  /// 10,000 callers with deadlines on one pending operation: every deadline fires, each caller
+  /// leaves with the caller's timeout, and the process gains no thread per deadline (they are
+  /// entries of the manager's scheduler, not sleeping threads).
   @Test func tenThousandDeadlinesHoldNoThreadEach() async throws {
-    let manager = OperationQueueManager(name: "deadline.many")
+    let clock = ManualClock()
+    let manager = OperationQueueManager(name: "deadline.many", clock: clock)
     manager.isSuspended = true
     let log = EventLog(manager)
     let operation = ManualOperation(key: 7)
@@ -174,6 +198,8 @@ import Testing
       }
     }
     let threadsMeanwhile = Self.threadCount()
+    #expect(await clock.waitForTimers(callers))
+    clock.advance(by: .milliseconds(200))
     #expect(await timedOut.wait(untilAtLeast: callers, timeout: .seconds(30)))
     for task in tasks { _ = await result(of: task, within: .seconds(30)) }
     #expect(

@@ -84,27 +84,36 @@ import Testing
   }
 
   @Test func timeoutYieldsFinishedTimedOut() async throws {
-    let manager = OperationQueueManager(name: "events.timedOut")
+    let clock = ManualClock()
+    let manager = OperationQueueManager(name: "events.timedOut", clock: clock)
     let log = EventLog(manager)
     let operation = ManualOperation(key: 1)
     operation.timeout = .milliseconds(50)
     let task = Task { try await manager.perform(operation) }
+    #expect(await clock.waitForTimers(1))
+    clock.advance(by: .milliseconds(50))
     let outcome = await result(of: task)
     #expect(throws: OperationTimeoutError.self) { try outcome?.get() }
     #expect(await log.wait(for: .finished(.timedOut), of: operation))
     let finished = log.events(.finished(.timedOut), of: operation).first
-    #expect(finished.flatMap(\.duration).map { $0 >= .milliseconds(50) } == true)
+    // Measured on the manager's clock: exactly the timeout.
+    #expect(finished.flatMap(\.duration) == .milliseconds(50))
     #expect(await becomesIdle(manager))
   }
 
   @Test func longRunningOperationYieldsStalled() async throws {
-    let manager = OperationQueueManager(name: "events.stalled")
+    let clock = ManualClock()
+    let manager = OperationQueueManager(name: "events.stalled", clock: clock)
     manager.stallThreshold = .milliseconds(50)
     let log = EventLog(manager)
     let operation = ManualOperation(key: 1)
     let quick = ManualOperation(ending: .returning(2))
     let task = Task { try await manager.perform(operation) }
     #expect(try await withDeadline { try await manager.perform(quick) } == 2)
+    // Both stall checks are armed (each operation's at its start); only the running one's
+    // finds it still executing.
+    #expect(await clock.waitForTimers(2))
+    clock.advance(by: .milliseconds(50))
     #expect(await log.wait(for: .stalled, of: operation))
     #expect(log.events(.stalled, of: operation).first?.duration == .milliseconds(50))
     operation.release(1)
@@ -115,7 +124,8 @@ import Testing
   }
 
   @Test func clearedStallThresholdStopsStalledEvents() async throws {
-    let manager = OperationQueueManager(name: "events.stall-cleared")
+    let clock = ManualClock()
+    let manager = OperationQueueManager(name: "events.stall-cleared", clock: clock)
     manager.stallThreshold = .milliseconds(5)
     manager.stallThreshold = nil
     let log = EventLog(manager)
@@ -123,7 +133,8 @@ import Testing
     let task = Task { try await manager.perform(operation) }
     #expect(await operation.started.wait())
     // Ten times the cleared threshold: a stall check scheduled at the start would have run.
-    try await Task.sleep(for: .milliseconds(50))
+    #expect(clock.pendingCount == 0)
+    clock.advance(by: .milliseconds(50))
     operation.release(1)
     await expectValue(1, from: task)
     #expect(await log.flush(manager))

@@ -94,14 +94,15 @@ import Testing
   @Test func returnsAtOnceWhenAlreadyIdle() async throws {
     let manager = OperationQueueManager(name: "idle.atOnce")
     // Idle: the wait is satisfied on the spot (nothing is registered to wait for).
-    #expect(manager.whenIdle {} == nil)
+    let idleWaiter = OperationWaiter(interest: .untilSettled, callbackQueue: nil) { _ in }
+    #expect(manager.whenIdle(idleWaiter) == nil)
     #expect(await becomesIdle(manager, within: .seconds(30)))
 
     #expect(
       try await withDeadline { try await manager.perform(ManualOperation(ending: .returning(1))) }
         == 1)
     #expect(await becomesIdle(manager, within: .seconds(30)))
-    #expect(manager.whenIdle {} == nil)
+    #expect(manager.whenIdle(idleWaiter) == nil)
     #expect(await becomesIdle(manager, within: .seconds(30)))
   }
 

@@ -91,7 +91,8 @@ import Testing
   }
 
   @Test func stallThresholdOnSlowWorkDoesNotDisturbIt() async throws {
-    let manager = OperationQueueManager(name: "manager.stall")
+    let clock = ManualClock()
+    let manager = OperationQueueManager(name: "manager.stall", clock: clock)
     manager.stallThreshold = .milliseconds(10)
     #expect(manager.stallThreshold == .milliseconds(10))
     let results = ResultRecorder()
@@ -100,7 +101,8 @@ import Testing
     manager.enqueue(slow) { results.record($0) }
     manager.enqueue(fast) { results.record($0) }
     #expect(await slow.started.wait())
-    try await Task.sleep(for: .milliseconds(50))  // past the threshold: the stall check runs
+    #expect(await clock.waitForTimers(2))
+    clock.advance(by: .milliseconds(50))  // past the threshold: the stall check runs
 
     #expect(slow.isExecuting)
     #expect(!slow.isCancelled)

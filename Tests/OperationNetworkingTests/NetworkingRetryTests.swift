@@ -135,6 +135,30 @@ import Testing
     #expect(server.requestCount == 3)
   }
 
+  /// The wait between attempts runs on the clock of the manager that admitted the operation:
+  /// the next attempt goes out only once that clock reaches the delay.
+  @Test func theWaitRunsOnTheClockOfTheManagerThatAdmittedTheOperation() async throws {
+    let script = ScriptedResponder([
+      .text("busy", status: 503), RetryFixtures.success(attempt: 2),
+    ])
+    let server = try script.makeServer()
+    defer { server.stop() }
+    let clock = ManualClock()
+    let manager = OperationQueueManager(name: "networking-retry.clock", clock: clock)
+    let policy = RetryPolicy.exponential(
+      maxAttempts: 2, initialDelay: .seconds(5), multiplier: 1, maxDelay: .seconds(60), jitter: 0)
+    let retried = operation(server, policy)
+    let result = Task { await enqueuedResult(of: retried, on: manager) }
+    #expect(await clock.waitForTimers(1))
+    clock.advance(by: .milliseconds(4_999))
+    #expect(server.requestCount == 1)
+    clock.advance(by: .milliseconds(1))
+    let outcome = try #require(await result.value)
+    #expect(try outcome.get() == RetryPayload(attempt: 2))
+    #expect(server.requestCount == 2)
+    #expect(await becomesIdle(manager))
+  }
+
   @Test func retryAfterSetsTheMinimumDelay() async throws {
     let busy = FixtureResponse(status: 503, headers: ["Retry-After": "2"], body: Data("busy".utf8))
     let script = ScriptedResponder([busy, RetryFixtures.success(attempt: 2)])

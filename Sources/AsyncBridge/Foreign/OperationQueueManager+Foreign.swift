@@ -129,7 +129,7 @@ extension OperationQueueManager {
     priority: Operation.QueuePriority? = nil, timeout: Duration?, observing: Bool = false,
     read: @escaping @Sendable (Foreign) -> ErasedOutcome
   ) async -> ErasedOutcome {
-    await AwaitedWaiter.register(timeout: timeout) { waiter in
+    await SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
       let asked = priority ?? Operation.QueuePriority(Task.currentPriority)
       let own = operation.queuePriority
       let admission =
@@ -138,7 +138,7 @@ extension OperationQueueManager {
         : admitForeign(
           operation, as: Output.self, key: key, waiter: waiter,
           priority: own.rawValue > asked.rawValue ? own : asked, outcome: read)
-      return (admission.operation, admission.waiterID)
+      return admission.waiterID.map { (admission.operation, $0) }
     }.outcome()
   }
 }

@@ -10,4 +10,6 @@ protocol OperationLifecycleObserver: AnyObject, Sendable {
   func operationDidFinish(_ operation: Operation)
   /// How long an operation may execute before a `stalled` event reports it; nil for never.
   var stallThreshold: Duration? { get }
+  /// Fires the operation's timers (its timeout, its stall report) on the manager's clock.
+  var scheduler: Scheduler { get }
 }

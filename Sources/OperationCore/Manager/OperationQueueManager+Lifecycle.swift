@@ -39,11 +39,11 @@ extension OperationQueueManager {
   /// work enqueued since they reached zero keeps the waiters that registered for it, and its
   /// own end releases them.
   private func releaseIdleWaitersIfIdle() {
-    let idleWaiters = state.withLock { state -> [@Sendable () -> Void] in
+    let idleWaiters = state.withLock { state -> [OperationWaiter] in
       guard isIdle else { return [] }
       defer { state.idleWaiters.removeAll() }
       return Array(state.idleWaiters.values)
     }
-    for waiter in idleWaiters { waiter() }
+    for waiter in idleWaiters { waiter.resume(with: Self.reachedIdle) }
   }
 }

@@ -18,7 +18,7 @@ public final class OperationQueueManager: @unchecked Sendable {
   // State lives in `state`, guarded by its lock; `queue` and `events` are thread-safe.
   struct State {
     var inFlight: [CoalescingKey: Operation] = [:]
-    var idleWaiters: [UInt64: @Sendable () -> Void] = [:]
+    var idleWaiters: [OperationWaiter.ID: OperationWaiter] = [:]
     var nextIdleWaiterID: UInt64 = 0
   }
 
@@ -42,6 +42,11 @@ public final class OperationQueueManager: @unchecked Sendable {
   /// The queue operations run on. Use the manager's methods to add work so coalescing and
   /// idle tracking see it; the queue itself is exposed for settings the manager does not wrap.
   public let queue: OperationQueue
+
+  /// Fires the timers of the work this manager admits (operation timeouts, stall reports,
+  /// callers' deadlines, retry waits) on the manager's clock.
+  @usableFromInline
+  package let scheduler: Scheduler
 
   /// Lifecycle events of this manager's operations.
   package let events = OperationEventHub()
@@ -69,10 +74,15 @@ public final class OperationQueueManager: @unchecked Sendable {
 
   /// Creates a manager over an existing queue.
   ///
-  /// - Parameter queue: The queue to schedule on. Operations added to it directly (not through
-  ///   this manager) still run, but are neither coalesced nor counted by ``isIdle``.
-  public init(queue: OperationQueue) {
+  /// - Parameters:
+  ///   - queue: The queue to schedule on. Operations added to it directly (not through this
+  ///     manager) still run, but are neither coalesced nor counted by ``isIdle``.
+  ///   - clock: The clock every timer of the work this manager admits runs on: operation
+  ///     timeouts, stall reports, callers' deadlines and retry waits. The continuous clock by
+  ///     default; a test passes a clock it advances by hand.
+  public init(queue: OperationQueue, clock: some Clock<Duration> = ContinuousClock()) {
     self.queue = queue
+    scheduler = .on(clock)
   }
 
   // Event streams end when their manager goes: nothing would publish to them again.
@@ -87,16 +97,19 @@ public final class OperationQueueManager: @unchecked Sendable {
   ///   - maxConcurrentOperationCount: How many operations may execute at once (see
   ///     ``maxConcurrentOperationCount``).
   ///   - qualityOfService: The default quality of service of the queue.
+  ///   - clock: The clock every timer of the work this manager admits runs on (see
+  ///     ``init(queue:clock:)``); the continuous clock by default.
   public convenience init(
     name: String? = nil,
     maxConcurrentOperationCount: Int = OperationQueue.defaultMaxConcurrentOperationCount,
-    qualityOfService: QualityOfService = .default
+    qualityOfService: QualityOfService = .default,
+    clock: some Clock<Duration> = ContinuousClock()
   ) {
     let queue = OperationQueue()
     queue.name = name
     queue.maxConcurrentOperationCount = Self.width(maxConcurrentOperationCount)
     queue.qualityOfService = qualityOfService
-    self.init(queue: queue)
+    self.init(queue: queue, clock: clock)
   }
 
   /// `count` as a queue width: a negative one is read as
@@ -212,24 +225,36 @@ public final class OperationQueueManager: @unchecked Sendable {
     inFlightOperation(for: CoalescingKey(for: type, base: key)) as? Work
   }
 
-  /// Calls `body` once the manager is idle (``isIdle``: at once, returning nil, if it is
-  /// already). `body` runs on the thread that finished the last
-  /// operation. The returned identity cancels the wait through ``removeIdleWaiter(_:)``.
-  package func whenIdle(_ body: @escaping @Sendable () -> Void) -> UInt64? {
-    let id = state.withLock { state -> UInt64? in
+  /// Hands `waiter` ``reachedIdle`` once the manager is idle (``isIdle``: at once, returning
+  /// nil, if it is already), on the thread that finished the last operation. The returned
+  /// identity makes it leave through ``removeWaiter(_:resumingWith:)``.
+  package func whenIdle(_ waiter: OperationWaiter) -> OperationWaiter.ID? {
+    let id = state.withLock { state -> OperationWaiter.ID? in
       // Under the lock, so a finish that reaches zero meanwhile finds this waiter registered.
       if isIdle { return nil }
       let id = state.nextIdleWaiterID
       state.nextIdleWaiterID += 1
-      state.idleWaiters[id] = body
+      state.idleWaiters[id] = waiter
       return id
     }
-    if id == nil { body() }
+    if id == nil { waiter.resume(with: Self.reachedIdle) }
     return id
   }
 
-  /// Stops an idle wait; returns its body (for the caller to run) unless it already ran.
-  package func removeIdleWaiter(_ id: UInt64) -> (@Sendable () -> Void)? {
-    state.withLock { $0.idleWaiters.removeValue(forKey: id) }
+  /// What an idle waiter is handed once the manager is idle.
+  package static let reachedIdle = ErasedOutcome.success(ValueBox(()))
+}
+
+extension OperationQueueManager: WaiterRemoving {
+  /// Makes an idle waiter leave: removes it and hands it `outcome`; false when the manager had
+  /// already taken it to hand it ``reachedIdle``.
+  @discardableResult
+  @usableFromInline
+  package func removeWaiter(_ id: OperationWaiter.ID, resumingWith outcome: ErasedOutcome) -> Bool {
+    guard let waiter = state.withLock({ $0.idleWaiters.removeValue(forKey: id) }) else {
+      return false
+    }
+    waiter.resume(with: outcome)
+    return true
   }
 }

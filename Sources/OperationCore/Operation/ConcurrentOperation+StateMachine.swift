@@ -16,7 +16,7 @@ struct OperationStateMachine {
     /// never admitted twice).
     case pending(Waiters, claimed: Bool)
     /// Started by its queue, no outcome yet: `main()` has been or is being called.
-    case executing(Waiters, since: MonotonicInstant)
+    case executing(Waiters, since: ClockInstant)
     /// Settled before its queue started it; the settling thread is still handing the outcome
     /// to the waiters. `started` once the queue started it meanwhile: that thread releases it
     /// when the delivery ends, so "released" implies "delivered".
@@ -146,6 +146,10 @@ struct OperationStateMachine {
   /// The manager that claimed the operation; nil before.
   weak var observer: (any OperationLifecycleObserver)?
 
+  /// The current instant on the clock of the manager that claimed the operation (the
+  /// continuous clock's when none did), which event durations are measured on.
+  private var now: ClockInstant { (observer?.scheduler ?? .continuous).now }
+
   // MARK: Reading
 
   /// How many waiters wait for the outcome now; 0 once it is fixed.
@@ -269,7 +273,7 @@ struct OperationStateMachine {
     case .pending(let waiters, _):
       // Counted only for an operation that publishes its events.
       let waiting = isSilent ? 0 : waiters.list.count
-      lifecycle = .executing(waiters, since: MonotonicInstant.now)
+      lifecycle = .executing(waiters, since: now)
       return .run(timeout: timeout, event: record(.started, waiterCount: waiting))
     case .deliveringBeforeStart(let settlement, let claimed, _):
       // The delivering thread releases it once the delivery ends.
@@ -548,7 +552,7 @@ struct OperationStateMachine {
   /// Returns the event to publish now, or keeps it until the operation is in its queue. With
   /// `since`, the event's duration runs from then. Builds nothing for a silent operation.
   private mutating func record(
-    _ kind: OperationEvent.Kind, waiterCount: Int, since: MonotonicInstant? = nil
+    _ kind: OperationEvent.Kind, waiterCount: Int, since: ClockInstant? = nil
   ) -> LifecycleEvent? {
     switch announcement {
     case .silent:
@@ -560,11 +564,12 @@ struct OperationStateMachine {
       guard case .awaitingEnqueue(let audience, let enqueued, var later) = consume taken else {
         return nil
       }
-      later.append(LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since?.elapsed))
+      later.append(
+        LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since.map { now - $0 }))
       announcement = .awaitingEnqueue(audience, enqueued: enqueued, later: later)
       return nil
     case .announced:
-      return LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since?.elapsed)
+      return LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since.map { now - $0 })
     }
   }
 
@@ -583,7 +588,7 @@ struct OperationStateMachine {
 
   /// Settles an executing operation (the caller stored its next stage).
   private mutating func settle(
-    _ settlement: Settlement, waiters: WaiterList, since: MonotonicInstant, stopsWork: Bool,
+    _ settlement: Settlement, waiters: WaiterList, since: ClockInstant, stopsWork: Bool,
     then: AfterDelivery
   ) -> Action {
     let event = record(

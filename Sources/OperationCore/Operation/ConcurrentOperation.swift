@@ -109,8 +109,10 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       #endif
       // corelibs needs no notification here: its queue marked the operation as starting
       // before calling `start()`, and it reads `isExecuting` through the override.
-      if let timeout { scheduleTimeout(after: timeout) }
-      if let threshold = observer?.stallThreshold { scheduleStallCheck(after: threshold) }
+      if let timeout { scheduleTimeout(after: timeout, on: observer) }
+      if let observer, let threshold = observer.stallThreshold {
+        scheduleStallCheck(after: threshold, on: observer)
+      }
       main()
     case .release:
       release(to: observer)
@@ -445,18 +447,26 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       duration: event.duration)
   }
 
-  private func scheduleTimeout(after timeout: Duration) {
+  /// The scheduler of the manager that claimed the operation (the continuous clock's when none
+  /// did): its timeout, its stall report and its retry waits run on that manager's clock.
+  package final var scheduler: Scheduler {
+    state.withLock { $0.observer?.scheduler } ?? .continuous
+  }
+
+  private func scheduleTimeout(
+    after timeout: Duration, on observer: (any OperationLifecycleObserver)?
+  ) {
     let error = OperationTimeoutError(
       timeout: timeout, operationName: name ?? String(describing: type(of: self)))
-    DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) {
-      [weak self] in
+    (observer?.scheduler ?? .continuous).schedule(after: timeout) { [weak self] in
       self?.transition { $0.timeOut(error) }
     }
   }
 
-  private func scheduleStallCheck(after threshold: Duration) {
-    DispatchQueue.global().asyncAfter(deadline: .now() + threshold.timeInterval) {
-      [weak self] in
+  private func scheduleStallCheck(
+    after threshold: Duration, on observer: any OperationLifecycleObserver
+  ) {
+    observer.scheduler.schedule(after: threshold) { [weak self] in
       guard let self else { return }
       let wakes = state.withLock { state in
         publishEvents(of: state.stalled(after: threshold), in: &state)
@@ -507,14 +517,3 @@ extension ConcurrentOperation where Failure: OperationFailure {
 /// two raises never interleave. One lock for all operations: a lock per operation would cost
 /// two allocations on every enqueue.
 private let priorityChangeLock = Locked(())
-
-/// An operation from which a waiter can leave early, seen without its generic parameters.
-@usableFromInline
-package protocol WaiterRemoving: AnyObject, Sendable {
-  /// Removes the waiter, resumes it with `outcome` and cancels the operation if it was the
-  /// last one; false when the operation had already taken it.
-  @discardableResult
-  func removeWaiter(_ id: OperationWaiter.ID, resumingWith outcome: ErasedOutcome) -> Bool
-}
-
-extension ConcurrentOperation: WaiterRemoving {}

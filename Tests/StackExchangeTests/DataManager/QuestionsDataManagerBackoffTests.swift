@@ -8,7 +8,7 @@ import Testing
 
 @Suite struct QuestionsDataManagerBackoffTests {
   @Test func laterCallsDuringABackoffFailFastWithoutARequest() async throws {
-    let clock = FakeClock()
+    let clock = ManualClock()
     let harness = try DataManagerHarness(fixture: StackExchangeFixture(backoff: 30), clock: clock)
 
     let first = success(of: await asyncResult(harness.dataManager, stackOverflow))
@@ -40,7 +40,7 @@ import Testing
   }
 
   @Test func callsGoThroughAgainOnceTheBackoffHasExpired() async throws {
-    let clock = FakeClock()
+    let clock = ManualClock()
     let fixture = StackExchangeFixture(backoff: 2)
     let harness = try DataManagerHarness(fixture: fixture, clock: clock)
 
@@ -78,7 +78,7 @@ import Testing
 
 @Suite struct BackoffGateTests {
   @Test func absentOrNonPositiveBackoffChangesNothing() throws {
-    let gate = BackoffGate()
+    let gate = BackoffGate(scheduler: .continuous)
 
     gate.record(backoff: nil, site: "stackoverflow")
     gate.record(backoff: 0, site: "stackoverflow")
@@ -88,8 +88,8 @@ import Testing
   }
 
   @Test func aShorterLaterBackoffDoesNotShortenALongerOne() {
-    let clock = FakeClock()
-    let gate = BackoffGate(clock: clock.backoffClock)
+    let clock = ManualClock()
+    let gate = BackoffGate(scheduler: .on(clock))
 
     gate.record(backoff: 60, site: "stackoverflow")
     gate.record(backoff: 5, site: "STACKOVERFLOW")
@@ -107,15 +107,22 @@ import Testing
         == "the API asked to back off: no /questions call on superuser for another 7 s")
   }
 
-  /// The largest backoff the API's integer field can carry describes itself without trapping.
-  /// A backoff past what `Task.sleep` can take (a server's `Int.max` seconds, waited out under
-  /// a `maxBackoffWait` of `.seconds(Int64.max)`) is slept a century at a time, the gate
-  /// sleeping again while it lasts: `Task.sleep` traps on a deadline past `Int64.max` seconds.
-  @Test func aSleepLastsACenturyAtMost() {
-    let now = ContinuousClock.now
-    let endless = now + .seconds(Int64.max) + .seconds(Int64.max)
-    #expect(BackoffClock.bounded(endless, now: now) == now + BackoffClock.longestSleep)
-    #expect(BackoffClock.bounded(now + .seconds(5), now: now) == now + .seconds(5))
+  /// A backoff past what a timer can take (a server's `Int.max` seconds, waited out under a
+  /// `maxBackoffWait` of `.seconds(Int64.max)`) is waited a century at a time, the gate waiting
+  /// again while it lasts: Dispatch's deadlines trap past `Int64.max` seconds.
+  @Test func aWaitLastsACenturyAtMost() {
+    let scheduler = Scheduler.on(ManualClock())
+    let now = scheduler.now
+    let endless = Duration.seconds(Int64.max) + .seconds(Int64.max)
+    let longest = scheduler.schedule(after: endless) {}
+    #expect(scheduler.earliestDue == now + .century)
+    scheduler.cancel(longest)
+    let short = scheduler.schedule(after: .seconds(5)) {}
+    #expect(scheduler.earliestDue == now + .seconds(5))
+    scheduler.cancel(short)
+    // The real clock's timer is armed for an endless instant without trapping.
+    let real = Scheduler.continuous.schedule(at: Scheduler.continuous.now + endless) {}
+    Scheduler.continuous.cancel(real)
   }
 
   @Test func descriptionOfTheLongestBackoffDoesNotTrap() {

@@ -71,16 +71,16 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
   }
 
   @Test func waitsForABackoffBeforeTheNextRequestAndReportsIt() async throws {
-    let clock = FakeClock()
+    let clock = ManualClock()
     let harness = try DataManagerHarness(
       fixture: StackExchangeFixture(pageBackoffs: [2: 1]), clock: clock)
 
     let consumer = Task { await collect(harness.dataManager.pages(tenPerPage, maxPages: 5)) }
-    let waiting = await eventually { clock.sleeperCount == 1 }
+    let waiting = await clock.waitForTimers(1)
     let requestsDuringTheWait = harness.questionRequests
     let singleCall = failure(of: await asyncResult(harness.dataManager, tenPerPage))
     clock.advance(by: .milliseconds(999))
-    let stillWaiting = clock.sleeperCount == 1 && harness.questionRequests == 2
+    let stillWaiting = clock.pendingCount == 1 && harness.questionRequests == 2
     clock.advance(by: .milliseconds(1))
     let outcome = await completing { await consumer.value }
 
@@ -102,7 +102,7 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
     (backoff: 61, limit: nil as Duration?), (backoff: 5, limit: .seconds(4) as Duration?),
   ])
   func aBackoffLongerThanTheLimitEndsTheSequence(backoff: Int, limit: Duration?) async throws {
-    let clock = FakeClock()
+    let clock = ManualClock()
     let harness = try DataManagerHarness(
       fixture: StackExchangeFixture(pageBackoffs: [1: backoff]), clock: clock)
     let pages =
@@ -116,20 +116,20 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
       outcome?.error as? BackoffError
         == BackoffError(site: "stackoverflow", retryAfter: .seconds(backoff)))
     #expect(outcome?.endsWithNil == true)
-    #expect(clock.sleeperCount == 0)
+    #expect(clock.pendingCount == 0)
     #expect(harness.questionRequests == 1)
   }
 
   /// A backoff of exactly the limit is waited out.
   @Test func aBackoffOfExactlyTheLimitIsWaitedOut() async throws {
-    let clock = FakeClock()
+    let clock = ManualClock()
     let harness = try DataManagerHarness(
       fixture: StackExchangeFixture(pageBackoffs: [1: 4]), clock: clock)
 
     let consumer = Task {
       await collect(harness.dataManager.pages(tenPerPage, maxPages: 2, maxBackoffWait: .seconds(4)))
     }
-    let waiting = await eventually { clock.sleeperCount == 1 }
+    let waiting = await clock.waitForTimers(1)
     clock.advance(by: .seconds(4))
     let outcome = await completing { await consumer.value }
 
@@ -140,14 +140,14 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
   }
 
   @Test func waitsOutABackoffThatASingleCallReceived() async throws {
-    let clock = FakeClock()
+    let clock = ManualClock()
     let fixture = StackExchangeFixture(backoff: 30)
     let harness = try DataManagerHarness(fixture: fixture, clock: clock)
     _ = success(of: await asyncResult(harness.dataManager, stackOverflow))
     fixture.backoff = nil
 
     let consumer = Task { await collect(harness.dataManager.pages(tenPerPage, maxPages: 1)) }
-    let waiting = await eventually { clock.sleeperCount == 1 }
+    let waiting = await clock.waitForTimers(1)
     let requestsDuringTheWait = harness.questionRequests
     clock.advance(by: .seconds(30))
     let outcome = await completing { await consumer.value }
@@ -160,16 +160,16 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
   }
 
   @Test func cancellingDuringTheBackoffWaitEndsTheSequenceAtOnce() async throws {
-    let clock = FakeClock()
+    let clock = ManualClock()
     let harness = try DataManagerHarness(
       fixture: StackExchangeFixture(pageBackoffs: [1: 60]), clock: clock)
 
     let consumer = Task { await collect(harness.dataManager.pages(tenPerPage, maxPages: 5)) }
-    let waiting = await eventually { clock.sleeperCount == 1 }
+    let waiting = await clock.waitForTimers(1)
     consumer.cancel()
-    // The fake clock never reaches the deadline: only cancellation can end the wait.
+    // The manual clock never reaches the deadline: only cancellation can end the wait.
     let outcome = await completing(within: .seconds(30)) { await consumer.value }
-    let sleeperGone = await eventually(within: .seconds(30)) { clock.sleeperCount == 0 }
+    let sleeperGone = await eventually(within: .seconds(30)) { clock.pendingCount == 0 }
 
     #expect(waiting)
     #expect(outcome?.numbers == [1])

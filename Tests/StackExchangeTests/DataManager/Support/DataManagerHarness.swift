@@ -2,6 +2,7 @@ import FixtureServer
 import Foundation
 import OperationCore
 import OperationNetworking
+import TestSupport
 
 @testable import StackExchange
 
@@ -26,11 +27,12 @@ struct DataManagerHarness {
   init(
     session: URLSession = testSession,
     requestTimeout: Duration? = .seconds(60),
-    backoffGate: BackoffGate = BackoffGate(),
+    backoffGate: BackoffGate? = nil,
+    clock: some Clock<Duration> = ContinuousClock(),
     responder: @escaping @Sendable (FixtureRequest) -> FixtureResponse
   ) throws {
     server = try FixtureHTTPServer(responder: responder)
-    manager = OperationQueueManager(name: "DataManagerTests")
+    manager = OperationQueueManager(name: "DataManagerTests", clock: clock)
     dataManager = QuestionsDataManager(
       manager: manager, baseURL: server.baseURL, session: session, decoder: JSONDecoder(),
       requestTimeout: requestTimeout, backoffGate: backoffGate)
@@ -39,15 +41,17 @@ struct DataManagerHarness {
   /// A harness whose server is the StackExchange fixture.
   init(
     fixture: StackExchangeFixture, requestTimeout: Duration? = .seconds(60),
-    backoffGate: BackoffGate = BackoffGate()
+    backoffGate: BackoffGate? = nil
   ) throws {
     try self.init(
       requestTimeout: requestTimeout, backoffGate: backoffGate, responder: fixture.respond(to:))
   }
 
-  /// A harness whose server is the StackExchange fixture and whose backoffs run on `clock`.
-  init(fixture: StackExchangeFixture, clock: FakeClock) throws {
-    try self.init(fixture: fixture, backoffGate: BackoffGate(clock: clock.backoffClock))
+  /// A harness whose server is the StackExchange fixture and whose manager runs on `clock`, so
+  /// that its backoffs do. Its requests have no timeout: the only timers on `clock` are the
+  /// backoff waits.
+  init(fixture: StackExchangeFixture, clock: ManualClock) throws {
+    try self.init(requestTimeout: nil, clock: clock, responder: fixture.respond(to:))
   }
 
   /// `/questions` requests the server has received.

@@ -1,0 +1,67 @@
+import Dispatch
+
+/// What drives a ``Scheduler``: reads its clock, and wakes it when its earliest entry is due.
+package protocol SchedulerDriver: AnyObject, Sendable {
+  /// The clock's current instant.
+  var now: ClockInstant { get }
+
+  /// Asks for `scheduler`'s ``Scheduler/fireDue()`` once the clock reaches `due`, in place of
+  /// any earlier request. Called under the scheduler's lock: it must call nothing out, and take
+  /// no lock that is held anywhere while a scheduler is called.
+  func wake(_ scheduler: Scheduler, at due: ClockInstant)
+}
+
+/// A clock that drives the schedulers on it itself, instead of through a Dispatch timer: a
+/// manual clock in tests fires due entries when the test advances it.
+package protocol SchedulerDrivingClock: Sendable {
+  /// A driver for one new scheduler on this clock.
+  func makeSchedulerDriver() -> any SchedulerDriver
+}
+
+extension ClockInstant {
+  /// The origin of the continuous clock's instants: its first reading in this process.
+  private static let continuousOrigin = ContinuousClock.now
+
+  /// The continuous clock's current instant.
+  @Sendable
+  static func now() -> ClockInstant {
+    ClockInstant(sinceOrigin: continuousOrigin.duration(to: .now))
+  }
+}
+
+/// Wakes a scheduler with one Dispatch timer on a global queue, rescheduled for its earliest
+/// entry: no thread is held while it counts down.
+final class DispatchTimerDriver: SchedulerDriver, @unchecked Sendable {
+  // `timer` is made and rescheduled only in `wake(_:at:)`, under the scheduler's lock, which
+  // guards it; `readNow` is immutable. (A Dispatch source may be used from any thread, but is
+  // not marked `Sendable` on Linux.)
+  private let readNow: @Sendable () -> ClockInstant
+  private var timer: (any DispatchSourceTimer)?
+
+  /// A driver reading the clock through `now`.
+  init(now: @escaping @Sendable () -> ClockInstant) {
+    readNow = now
+  }
+
+  deinit {
+    timer?.cancel()
+  }
+
+  var now: ClockInstant { readNow() }
+
+  func wake(_ scheduler: Scheduler, at due: ClockInstant) {
+    let timer = self.timer ?? makeTimer(waking: scheduler)
+    // The clock and Dispatch count from different origins: the timer is set by the time left.
+    let left = min(max(due - now, .zero), .century)
+    timer.schedule(deadline: .now() + left.timeInterval, leeway: .nanoseconds(0))
+  }
+
+  private func makeTimer(waking scheduler: Scheduler) -> any DispatchSourceTimer {
+    let timer = DispatchSource.makeTimerSource(queue: .global())
+    // Weak: an armed source outlives its owner until cancelled, and may fire once after it.
+    timer.setEventHandler { [weak scheduler] in scheduler?.fireDue() }
+    timer.activate()
+    self.timer = timer
+    return timer
+  }
+}
