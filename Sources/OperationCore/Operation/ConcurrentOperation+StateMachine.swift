@@ -74,15 +74,39 @@ struct OperationStateMachine {
   }
 
   /// One lifecycle event, before the operation turns it into an ``OperationEvent`` for its
-  /// audience.
+  /// audience. Its fields are laid out small (the kind last, in one byte): every action
+  /// carries room for one, and a small action moves without a call to `memcpy`.
   struct LifecycleEvent {
-    let kind: OperationEvent.Kind
     let waiterCount: Int
-    var duration: Duration? = nil
+    var duration: Duration?
+    let kind: Kind
+
+    /// The kinds of event the lifecycle decides (a `retrying` event is the operation's own).
+    enum Kind {
+      case enqueued, joined, started, stalled
+      case finished(OperationEvent.Completion)
+    }
+
+    init(kind: Kind, waiterCount: Int, duration: Duration? = nil) {
+      self.waiterCount = waiterCount
+      self.duration = duration
+      self.kind = kind
+    }
 
     /// Whether this is the operation's last event (`finished`).
     var isTerminal: Bool {
       if case .finished = kind { true } else { false }
+    }
+
+    /// The public kind of this event.
+    var operationEventKind: OperationEvent.Kind {
+      switch kind {
+      case .enqueued: .enqueued
+      case .joined: .joined
+      case .started: .started
+      case .stalled: .stalled
+      case .finished(let completion): .finished(completion)
+      }
     }
   }
 
@@ -104,8 +128,6 @@ struct OperationStateMachine {
     /// Whether started work must be told to stop (cancellation or timeout).
     let stopsWork: Bool
     let then: AfterDelivery
-    /// The terminal event, to publish under the lock.
-    let event: LifecycleEvent?
   }
 
   /// What an input asks the operation to do: the events to publish under the lock, and the
@@ -130,11 +152,15 @@ struct OperationStateMachine {
     case resumeAtOnce(ErasedOutcome, announces: Bool)
     /// Publish `event` (`started`), then arm the timeout, if any, and call `main()`.
     case run(timeout: Duration?, event: LifecycleEvent?)
-    /// Hand an outcome to waiters, then as its `then` says.
-    case deliver(Delivery)
+    /// Publish `event` (the terminal one), then hand an outcome to waiters, then as the
+    /// delivery's `then` says. The event is apart from the delivery, so publishing it under
+    /// the lock reads no more of the action.
+    case deliver(Delivery, event: LifecycleEvent?)
     /// The waiter left: resume it; `cancellation` when nobody is left who wants the value,
-    /// decided in the same step so that no request joins work about to be cancelled.
-    case left(OperationWaiter, cancellation: Delivery?)
+    /// decided in the same step so that no request joins work about to be cancelled, with its
+    /// terminal `event` to publish.
+    /// Boxed: the largest payload, on a path taken only when a caller leaves.
+    indirect case left(OperationWaiter, cancellation: Delivery?, event: LifecycleEvent?)
     /// Release the operation (its outcome was delivered before).
     case release
   }
@@ -211,6 +237,12 @@ struct OperationStateMachine {
     if case .announced(let audience) = announcement { audience } else { nil }
   }
 
+  /// Whether events go out as they are decided (the `enqueued` event is out and the terminal
+  /// one is not): only then does an input's action carry events.
+  var isAnnounced: Bool {
+    if case .announced = announcement { true } else { false }
+  }
+
   /// The audience of a `retrying` event, if one may go out: the operation is announced and
   /// still executing without an outcome.
   var retryAudience: EventAudience? {
@@ -219,6 +251,11 @@ struct OperationStateMachine {
   }
 
   // MARK: The queue
+  //
+  // Each input switches on the stored lifecycle in place, binding trivial payloads only, and
+  // moves the waiters out (``takeWaiters()``) only in the branches that change them: a
+  // lifecycle bound or switched on as a whole value is copied and destroyed through run-time
+  // value witnesses.
 
   /// A manager claims the operation for its queue and registers the first waiter in the same
   /// step, so nobody can join, leave and cancel in between. With an `audience` (the manager's
@@ -230,10 +267,11 @@ struct OperationStateMachine {
     audience: EventAudience?
   ) -> Action {
     let waiterCount = waiter == nil ? 0 : 1
-    switch take() {
-    case .pending(var waiters, claimed: false):
+    switch lifecycle {
+    case .pending(_, claimed: false):
+      var waiters = takeWaiters()
       let id = Self.add(waiter, to: &waiters)
-      lifecycle = .pending(waiters, claimed: true)
+      lifecycle = .pending(consume waiters, claimed: true)
       self.observer = observer
       announce(to: audience, waiterCount: waiterCount, settled: nil)
       return .registered(waiterID: id, announces: audience != nil, event: nil)
@@ -243,10 +281,11 @@ struct OperationStateMachine {
     case .settledBeforeStart(let settlement, claimed: false):
       lifecycle = .settledBeforeStart(settlement, claimed: true)
       return claimSettled(settlement, by: observer, audience: audience, waiterCount: waiterCount)
-    case let unchanged:
+    case .pending, .executing, .deliveringBeforeStart, .settledBeforeStart, .stopping, .released:
       // Claimed before (here or by another manager), or started.
-      lifecycle = unchanged
       return .refused
+    case .modifying:
+      preconditionFailure("claimed while modifying")
     }
   }
 
@@ -269,8 +308,9 @@ struct OperationStateMachine {
 
   /// The queue starts the operation.
   mutating func start() -> Action {
-    switch take() {
-    case .pending(let waiters, _):
+    switch lifecycle {
+    case .pending:
+      let waiters = takeWaiters()
       // Counted only for an operation that publishes its events.
       let waiting = isSilent ? 0 : waiters.list.count
       lifecycle = .executing(waiters, since: now)
@@ -282,10 +322,11 @@ struct OperationStateMachine {
     case .settledBeforeStart(let settlement, _):
       lifecycle = .released(settlement)
       return .release
-    case let unchanged:
+    case .executing, .stopping, .released:
       // Started twice, or after its release.
-      lifecycle = unchanged
       return .none
+    case .modifying:
+      preconditionFailure("started while modifying")
     }
   }
 
@@ -295,14 +336,14 @@ struct OperationStateMachine {
   /// Unless a manager claimed it since (it was enqueued again): its queue then starts it, and
   /// only its queue may release it.
   mutating func followedWorkSettled(with outcome: ErasedOutcome) -> Action {
-    switch take() {
-    case .pending(let waiters, claimed: false):
-      let settlement = Settlement(outcome)
-      lifecycle = .released(settlement)
+    switch lifecycle {
+    case .pending(_, claimed: false):
+      let waiters = takeWaiters().list
+      lifecycle = .released(Settlement(outcome))
+      let event = record(.finished(outcome.completion), waiterCount: waiters.count)
       return .deliver(
-        Delivery(
-          waiters: waiters.list, outcome: outcome, stopsWork: false, then: .release,
-          event: record(.finished(outcome.completion), waiterCount: waiters.list.count)))
+        Delivery(waiters: waiters, outcome: outcome, stopsWork: false, then: .release),
+        event: event)
     case .settledBeforeStart(let settlement, claimed: false):
       lifecycle = .released(settlement)
       return .release
@@ -310,30 +351,32 @@ struct OperationStateMachine {
       // Released by the delivering thread, as if its queue had started it.
       lifecycle = .deliveringBeforeStart(settlement, claimed: false, started: true)
       return .none
-    case let unchanged:
-      lifecycle = unchanged
+    case .pending, .executing, .deliveringBeforeStart, .settledBeforeStart, .stopping, .released:
       return .none
+    case .modifying:
+      preconditionFailure("followed work settled while modifying")
     }
   }
 
   /// The work ended (the subclass called `finish`). A second call only releases an operation
   /// that kept its slot after its cancellation.
   mutating func finish(with outcome: ErasedOutcome) -> Action {
-    switch take() {
-    case .pending(let waiters, let claimed):
-      return settleBeforeStart(Settlement(outcome), waiters: waiters.list, claimed: claimed)
-    case .executing(let waiters, let since):
+    switch lifecycle {
+    case .pending(_, let claimed):
+      return settleBeforeStart(Settlement(outcome), waiters: takeWaiters().list, claimed: claimed)
+    case .executing(_, let since):
+      let waiters = takeWaiters().list
       let settlement = Settlement(outcome)
       lifecycle = .released(settlement)
-      return settle(
-        settlement, waiters: waiters.list, since: since, stopsWork: false, then: .release)
+      return settle(settlement, waiters: waiters, since: since, stopsWork: false, then: .release)
     case .stopping:
       // The work has stopped after its cancellation.
       lifecycle = .released(Settlement(.cancelled))
       return .release
-    case let unchanged:
-      lifecycle = unchanged
+    case .deliveringBeforeStart, .settledBeforeStart, .released:
       return .none
+    case .modifying:
+      preconditionFailure("finished while modifying")
     }
   }
 
@@ -341,14 +384,16 @@ struct OperationStateMachine {
   /// operation is told to stop its work and, if `releaseIfExecuting`, released. An operation
   /// its queue has not started is never released here: its queue must start it first.
   mutating func cancel(releaseIfExecuting: Bool) -> Action {
-    switch take() {
-    case .pending(let waiters, let claimed):
-      return settleBeforeStart(Settlement(.cancelled), waiters: waiters.list, claimed: claimed)
-    case .executing(let waiters, let since):
+    switch lifecycle {
+    case .pending(_, let claimed):
+      return settleBeforeStart(
+        Settlement(.cancelled), waiters: takeWaiters().list, claimed: claimed)
+    case .executing(_, let since):
+      let waiters = takeWaiters().list
       let settlement = Settlement(.cancelled)
       lifecycle = releaseIfExecuting ? .released(settlement) : .stopping
       return settle(
-        settlement, waiters: waiters.list, since: since, stopsWork: true,
+        settlement, waiters: waiters, since: since, stopsWork: true,
         then: releaseIfExecuting ? .release : .nothing)
     case .deliveringBeforeStart(var settlement, let claimed, let started):
       // Settled but not released: `isCancelled` turns true, as `Operation.cancel()` promises.
@@ -359,50 +404,46 @@ struct OperationStateMachine {
       settlement.cancelled = true
       lifecycle = .settledBeforeStart(settlement, claimed: claimed)
       return .none
-    case let unchanged:
-      lifecycle = unchanged
+    case .stopping, .released:
       return .none
+    case .modifying:
+      preconditionFailure("cancelled while modifying")
     }
   }
 
   /// The timeout expired: waiters get the timeout error, the work is told to stop, and the
   /// operation is released.
   mutating func timeOut(_ error: OperationTimeoutError) -> Action {
-    switch take() {
-    case .executing(let waiters, let since):
-      // A timeout counts as a cancellation (`isCancelled`).
-      let settlement = Settlement(.timedOut(error))
-      lifecycle = .released(settlement)
-      return settle(
-        settlement, waiters: waiters.list, since: since, stopsWork: true, then: .release)
-    case let unchanged:
-      lifecycle = unchanged
-      return .none
-    }
+    guard case .executing(_, let since) = lifecycle else { return .none }
+    let waiters = takeWaiters().list
+    // A timeout counts as a cancellation (`isCancelled`).
+    let settlement = Settlement(.timedOut(error))
+    lifecycle = .released(settlement)
+    return settle(settlement, waiters: waiters, since: since, stopsWork: true, then: .release)
   }
 
   /// The delivery of an outcome fixed before the start has ended: released now if its queue
   /// started it meanwhile, else when its queue does.
   mutating func deliveryEnded() -> Action {
-    switch take() {
+    switch lifecycle {
     case .deliveringBeforeStart(let settlement, _, started: true):
       lifecycle = .released(settlement)
       return .release
     case .deliveringBeforeStart(let settlement, let claimed, started: false):
       lifecycle = .settledBeforeStart(settlement, claimed: claimed)
       return .none
-    case let unchanged:
-      lifecycle = unchanged
+    case .pending, .executing, .settledBeforeStart, .stopping, .released:
       return .none
+    case .modifying:
+      preconditionFailure("delivery ended while modifying")
     }
   }
 
   /// The stall threshold passed: a `stalled` event, if the operation is still executing
   /// without an outcome and announced.
   func stalled(after threshold: Duration) -> Action {
-    guard case .executing(let waiters, _) = lifecycle, eventAudience != nil else { return .none }
-    return .publish(
-      LifecycleEvent(kind: .stalled, waiterCount: waiters.list.count, duration: threshold))
+    guard case .executing = lifecycle, eventAudience != nil else { return .none }
+    return .publish(LifecycleEvent(kind: .stalled, waiterCount: waiterCount, duration: threshold))
   }
 
   /// The audience of the terminal event, taken out: nothing follows that event, and an
@@ -433,36 +474,36 @@ struct OperationStateMachine {
   /// that never leaves came, the operation is cancelled in the same step: between the two, a
   /// request could join work that is about to be cancelled, and get its cancellation.
   mutating func removeWaiter(_ id: OperationWaiter.ID, releaseIfExecuting: Bool) -> Action {
-    switch take() {
-    case .pending(var waiters, let claimed):
+    switch lifecycle {
+    case .pending(_, let claimed):
+      var waiters = takeWaiters()
       let waiter = waiters.list.remove(id: id)
       guard let waiter, waiters.list.isEmpty, !waiters.keepsAlive else {
         lifecycle = .pending(waiters, claimed: claimed)
-        return waiter.map { .left($0, cancellation: nil) } ?? .none
+        return waiter.map { .left($0, cancellation: nil, event: nil) } ?? .none
       }
-      return .left(
-        waiter,
-        cancellation: settleBeforeStart(
-          Settlement(.cancelled), waiters: waiters.list, claimed: claimed
-        ).delivery)
-    case .executing(var waiters, let since):
+      let (cancellation, event) = Self.delivery(
+        of: settleBeforeStart(Settlement(.cancelled), waiters: waiters.list, claimed: claimed))
+      return .left(waiter, cancellation: cancellation, event: event)
+    case .executing(_, let since):
+      var waiters = takeWaiters()
       let waiter = waiters.list.remove(id: id)
       guard let waiter, waiters.list.isEmpty, !waiters.keepsAlive else {
         lifecycle = .executing(waiters, since: since)
-        return waiter.map { .left($0, cancellation: nil) } ?? .none
+        return waiter.map { .left($0, cancellation: nil, event: nil) } ?? .none
       }
       let settlement = Settlement(.cancelled)
       lifecycle = releaseIfExecuting ? .released(settlement) : .stopping
-      return .left(
-        waiter,
-        cancellation: settle(
+      let (cancellation, event) = Self.delivery(
+        of: settle(
           settlement, waiters: waiters.list, since: since, stopsWork: true,
-          then: releaseIfExecuting ? .release : .nothing
-        ).delivery)
-    case let unchanged:
+          then: releaseIfExecuting ? .release : .nothing))
+      return .left(waiter, cancellation: cancellation, event: event)
+    case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released:
       // Settled: the operation has resumed the waiter, or will.
-      lifecycle = unchanged
       return .none
+    case .modifying:
+      preconditionFailure("a waiter left while modifying")
     }
   }
 
@@ -473,16 +514,21 @@ struct OperationStateMachine {
     if case .silent = announcement { true } else { false }
   }
 
-  /// Moves the lifecycle out, leaving `.modifying` until the caller stores one again. Moved,
-  /// not copied: the waiter list stays uniquely referenced, and no copy of it is made and
-  /// destroyed. Traps on `.modifying`: an input never runs inside another.
-  private mutating func take() -> Lifecycle {
+  /// Moves the waiters of open work out, leaving `.modifying` until the caller stores the next
+  /// stage. Moved, not copied: the waiter list stays uniquely referenced, and no copy of it is
+  /// made and destroyed. Each pattern binds one case of the consumed value, so the payload
+  /// moves.
+  private mutating func takeWaiters() -> Waiters {
     var taken = Lifecycle.modifying
     swap(&taken, &lifecycle)
-    if case .modifying = taken {
-      preconditionFailure("the lifecycle was read while an input modified it")
+    if case .pending = taken {
+      guard case .pending(let waiters, _) = consume taken else { preconditionFailure() }
+      return waiters
     }
-    return taken
+    guard case .executing(let waiters, _) = consume taken else {
+      preconditionFailure("took the waiters of work that is not open")
+    }
+    return waiters
   }
 
   /// Registers `waiter` (and `follower`) on open work, with a `joined` event if `publishing`;
@@ -490,22 +536,27 @@ struct OperationStateMachine {
   private mutating func register(
     _ waiter: OperationWaiter?, follower: AnyObject?, publishing: Bool
   ) -> Action {
-    switch take() {
-    case .pending(var waiters, let claimed):
+    switch lifecycle {
+    case .pending(_, let claimed):
+      var waiters = takeWaiters()
       let id = Self.add(waiter, to: &waiters)
       if let follower { waiters.list.appendFollower(follower) }
-      let event = publishing ? record(.joined, waiterCount: waiters.list.count) : nil
+      let count = waiters.list.count
       lifecycle = .pending(waiters, claimed: claimed)
+      let event = publishing ? record(.joined, waiterCount: count) : nil
       return .registered(waiterID: id, announces: false, event: event)
-    case .executing(var waiters, let since):
+    case .executing(_, let since):
+      var waiters = takeWaiters()
       let id = Self.add(waiter, to: &waiters)
       if let follower { waiters.list.appendFollower(follower) }
-      let event = publishing ? record(.joined, waiterCount: waiters.list.count) : nil
+      let count = waiters.list.count
       lifecycle = .executing(waiters, since: since)
+      let event = publishing ? record(.joined, waiterCount: count) : nil
       return .registered(waiterID: id, announces: false, event: event)
-    case let settled:
-      lifecycle = settled
+    case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released:
       return .refused
+    case .modifying:
+      preconditionFailure("registered while modifying")
     }
   }
 
@@ -551,8 +602,17 @@ struct OperationStateMachine {
 
   /// Returns the event to publish now, or keeps it until the operation is in its queue. With
   /// `since`, the event's duration runs from then. Builds nothing for a silent operation.
+  @inline(__always)
   private mutating func record(
-    _ kind: OperationEvent.Kind, waiterCount: Int, since: ClockInstant? = nil
+    _ kind: LifecycleEvent.Kind, waiterCount: Int, since: ClockInstant? = nil
+  ) -> LifecycleEvent? {
+    if case .silent = announcement { return nil }
+    return recordAnnounced(kind, waiterCount: waiterCount, since: since)
+  }
+
+  /// ``record(_:waiterCount:since:)`` for an operation that publishes its events.
+  private mutating func recordAnnounced(
+    _ kind: LifecycleEvent.Kind, waiterCount: Int, since: ClockInstant?
   ) -> LifecycleEvent? {
     switch announcement {
     case .silent:
@@ -573,8 +633,9 @@ struct OperationStateMachine {
     }
   }
 
-  /// Settles an operation its queue has not started: the outcome is delivered now, and the
-  /// operation released once both the delivery ended and its queue started it.
+  /// Settles an operation its queue has not started (its waiters taken out): the outcome is
+  /// delivered now, and the operation released once both the delivery ended and its queue
+  /// started it.
   private mutating func settleBeforeStart(
     _ settlement: Settlement, waiters: WaiterList, claimed: Bool
   ) -> Action {
@@ -582,8 +643,8 @@ struct OperationStateMachine {
     let event = record(.finished(settlement.outcome.completion), waiterCount: waiters.count)
     return .deliver(
       Delivery(
-        waiters: waiters, outcome: settlement.outcome, stopsWork: false, then: .endDelivery,
-        event: event))
+        waiters: waiters, outcome: settlement.outcome, stopsWork: false, then: .endDelivery),
+      event: event)
   }
 
   /// Settles an executing operation (the caller stored its next stage).
@@ -594,15 +655,13 @@ struct OperationStateMachine {
     let event = record(
       .finished(settlement.outcome.completion), waiterCount: waiters.count, since: since)
     return .deliver(
-      Delivery(
-        waiters: waiters, outcome: settlement.outcome, stopsWork: stopsWork, then: then,
-        event: event))
+      Delivery(waiters: waiters, outcome: settlement.outcome, stopsWork: stopsWork, then: then),
+      event: event)
   }
-}
 
-extension OperationStateMachine.Action {
-  /// The delivery this action carries, if it is one.
-  fileprivate var delivery: OperationStateMachine.Delivery? {
-    if case .deliver(let delivery) = self { delivery } else { nil }
+  /// The delivery `action` carries and its event, if it is one.
+  private static func delivery(of action: consuming Action) -> (Delivery?, LifecycleEvent?) {
+    guard case .deliver(let delivery, let event) = consume action else { return (nil, nil) }
+    return (delivery, event)
   }
 }

@@ -255,7 +255,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   ) -> (OperationStateMachine.Action, EventWakes) {
     state.withLock { state in
       let action = state.join(waiter, follower: follower)
-      return (action, publishEvents(of: action, in: &state))
+      return (action, state.isAnnounced ? publishEvents(of: action, in: &state) : EventWakes())
     }
   }
 
@@ -272,7 +272,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     let (action, observer) = decide {
       $0.removeWaiter(id, releaseIfExecuting: releaseIfExecuting)
     }
-    guard case .left(let leaving, let cancellation) = consume action else { return false }
+    guard case .left(let leaving, let cancellation, _) = consume action else { return false }
     leaving.resume(with: outcome)
     guard let cancellation else { return true }
     deliver(cancellation, observer: observer)
@@ -340,7 +340,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   ) {
     let (action, observer) = decide(input)
     switch consume action {
-    case .deliver(let delivery):
+    case .deliver(let delivery, _):
       deliver(delivery, observer: observer)
     case .release:
       release(to: observer)
@@ -356,7 +356,9 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   ) -> (OperationStateMachine.Action, (any OperationLifecycleObserver)?) {
     let (action, observer, wakes) = state.withLock { state in
       let action = input(&state)
-      let wakes = publishEvents(of: action, in: &state)
+      // An action carries events only while the operation is announced: a silent
+      // operation's action is not read here at all.
+      let wakes = state.isAnnounced ? publishEvents(of: action, in: &state) : EventWakes()
       return (action, state.observer, wakes)
     }
     wakes.run()
@@ -410,19 +412,14 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     of action: OperationStateMachine.Action, in state: inout OperationStateMachine
   ) -> EventWakes {
     switch action {
-    case .publish(let event), .registered(_, _, let event?), .run(_, let event?):
-      return publish(event, in: &state)
-    case .deliver(let delivery):
-      guard let event = delivery.event else { return EventWakes() }
-      return publish(event, in: &state)
-    case .left(_, let cancellation?):
-      guard let event = cancellation.event else { return EventWakes() }
+    case .publish(let event), .registered(_, _, let event?), .run(_, let event?),
+      .deliver(_, let event?), .left(_, _, let event?):
       return publish(event, in: &state)
     case .announce(let enqueued, let later):
       var wakes = publish(enqueued, in: &state)
       for event in later { wakes.add(publish(event, in: &state)) }
       return wakes
-    case .none, .registered, .refused, .resumeAtOnce, .run, .left, .release:
+    case .none, .registered, .refused, .resumeAtOnce, .run, .deliver, .left, .release:
       return EventWakes()
     }
   }
@@ -443,8 +440,8 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// The public event for `event`.
   private func operationEvent(_ event: OperationStateMachine.LifecycleEvent) -> OperationEvent {
     OperationEvent(
-      kind: event.kind, operation: self, key: coalescingKey, waiterCount: event.waiterCount,
-      duration: event.duration)
+      kind: event.operationEventKind, operation: self, key: coalescingKey,
+      waiterCount: event.waiterCount, duration: event.duration)
   }
 
   /// The scheduler of the manager that claimed the operation (the continuous clock's when none
