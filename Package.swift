@@ -6,44 +6,66 @@ let package = Package(
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "OperationCore", targets: ["OperationCore"]),
+    .library(name: "OperationNetworking", targets: ["OperationNetworking"]),
     .library(name: "AsyncBridge", targets: ["AsyncBridge"]),
     .library(name: "StackExchange", targets: ["StackExchange"]),
     .executable(name: "bridge-demo", targets: ["bridge-demo"]),
   ],
   targets: [
-    .target(name: "OperationCore"),
-    .target(name: "AsyncBridge", dependencies: ["OperationCore"]),
-    .target(name: "StackExchange", dependencies: ["OperationCore", "AsyncBridge"]),
+    .target(name: "LockedValue"),
+    .target(name: "OperationCore", dependencies: ["LockedValue"]),
+    .target(name: "OperationNetworking", dependencies: ["OperationCore", "LockedValue"]),
+    .target(name: "AsyncBridge", dependencies: ["OperationCore", "LockedValue"]),
     .target(
-      name: "FixtureServer", resources: [.embedInCode("StackExchange/Resources/questions.json")]),
+      name: "StackExchange",
+      dependencies: ["OperationCore", "OperationNetworking", "AsyncBridge", "LockedValue"]),
+    .target(
+      name: "FixtureServer", dependencies: ["LockedValue"],
+      resources: [.embedInCode("StackExchange/Resources/questions.json")]),
     .executableTarget(
       name: "bridge-demo",
       dependencies: [
-        "OperationCore", "AsyncBridge", "StackExchange", "FixtureServer", "Benchmarks",
+        "OperationCore", "OperationNetworking", "AsyncBridge", "StackExchange", "FixtureServer",
+        "Benchmarks", "LockedValue",
       ]
     ),
-    .target(name: "Benchmarks", dependencies: ["OperationCore", "AsyncBridge", "FixtureServer"]),
+    .target(
+      name: "Benchmarks",
+      dependencies: [
+        "OperationCore", "OperationNetworking", "AsyncBridge", "FixtureServer", "LockedValue",
+      ]),
     .executableTarget(name: "instruction-counts", dependencies: ["Benchmarks"]),
     .target(
-      name: "TestSupport", dependencies: ["OperationCore", "AsyncBridge"], path: "Tests/TestSupport"
-    ),
+      name: "TestSupport",
+      dependencies: ["OperationCore", "OperationNetworking", "AsyncBridge", "LockedValue"],
+      path: "Tests/TestSupport"),
     .testTarget(
       name: "OperationCoreTests",
-      dependencies: ["OperationCore", "AsyncBridge", "TestSupport", "FixtureServer"]),
+      dependencies: ["OperationCore", "AsyncBridge", "TestSupport", "FixtureServer", "LockedValue"]),
     .testTarget(
-      name: "AsyncBridgeTests", dependencies: ["AsyncBridge", "OperationCore", "TestSupport"]),
+      name: "OperationNetworkingTests",
+      dependencies: [
+        "OperationNetworking", "OperationCore", "AsyncBridge", "TestSupport", "FixtureServer",
+        "LockedValue",
+      ]),
+    .testTarget(
+      name: "AsyncBridgeTests",
+      dependencies: ["AsyncBridge", "OperationCore", "TestSupport", "LockedValue"]),
     .testTarget(
       name: "StackExchangeTests",
       dependencies: [
-        "StackExchange", "OperationCore", "AsyncBridge", "FixtureServer", "TestSupport",
+        "StackExchange", "OperationCore", "OperationNetworking", "AsyncBridge", "FixtureServer",
+        "TestSupport", "LockedValue",
       ]
     ),
-    .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer", "TestSupport"]),
+    .testTarget(
+      name: "FixtureServerTests", dependencies: ["FixtureServer", "TestSupport", "LockedValue"]),
     .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "TestSupport"]),
     .testTarget(
-      name: "LegacyAdoptionTests", dependencies: ["AsyncBridge", "OperationCore", "TestSupport"]),
+      name: "LegacyAdoptionTests",
+      dependencies: ["AsyncBridge", "OperationCore", "TestSupport", "LockedValue"]),
     .testTarget(
       name: "BridgeDemoTests",
-      dependencies: ["bridge-demo", "FixtureServer", "OperationCore", "TestSupport"]),
+      dependencies: ["bridge-demo", "FixtureServer", "OperationCore", "TestSupport", "LockedValue"]),
   ]
 )

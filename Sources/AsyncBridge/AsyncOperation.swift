@@ -1,3 +1,4 @@
+import LockedValue
 import OperationCore
 
 /// An operation that runs an `async` closure, so async work gets a queue's concurrency limit,

@@ -1,4 +1,5 @@
 import Dispatch
+import LockedValue
 import OperationCore
 
 /// The callers' deadlines: one Dispatch timer for all of them, armed for the earliest, and a

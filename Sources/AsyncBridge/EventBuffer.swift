@@ -1,3 +1,4 @@
+import LockedValue
 import OperationCore
 
 /// The buffer between a manager's event hub and the one task iterating an

@@ -8,8 +8,8 @@ import OperationCore
 /// threads finishing operations. On Linux a consumer task of the default priority runs on the same
 /// Dispatch queues as the operations, after those queued before it: under a burst of short
 /// operations it may see only a fraction of the events. A `.high` priority task runs ahead of them
-/// and keeps up, at a price: in `bridge-demo bench`'s `events_overhead` (100,000 no-op operations)
-/// it halved the throughput, where the default task cost 7–23%. The subscription ends when the
+/// and keeps up, at a price: it takes a core from the operations (docs/PERFORMANCE.md,
+/// `events_overhead`, gives both costs). The subscription ends when the
 /// iterating task is cancelled or the stream and its iterator are released; iteration ends when the
 /// manager is released, once the buffered events are handed out.
 ///
@@ -37,10 +37,11 @@ public struct OperationEventStream: AsyncSequence, Sendable {
 
   /// Hands out a stream's events, taking them from its buffer a batch at a time.
   public struct Iterator: AsyncIteratorProtocol {
-    private let subscription: Subscription
+    /// The subscription the events come from.
+    @usableFromInline let subscription: Subscription
     /// The current batch's events not handed out yet, newest first: each is moved out from
     /// the end, not copied.
-    private var unread: [OperationEvent] = []
+    @usableFromInline var unread: [OperationEvent] = []
 
     fileprivate init(subscription: Subscription) {
       self.subscription = subscription
@@ -50,16 +51,36 @@ public struct OperationEventStream: AsyncSequence, Sendable {
     /// and every buffered event was handed out, or at once when the calling task is cancelled
     /// (which ends the subscription).
     public mutating func next() async -> OperationEvent? {
+      await next(isolation: nil)
+    }
+
+    /// The next event, as ``next()`` describes, on the caller's actor (`for await` calls
+    /// this). Inlinable: an event of the batch in hand is taken in the caller's code, with no
+    /// asynchronous call (which costs more than the rest of handing an event out); only an
+    /// empty hand calls the buffer.
+    @inlinable
+    public mutating func next(isolation actor: isolated (any Actor)?) async -> OperationEvent? {
+      if !unread.isEmpty, !Task.isCancelled { return unread.removeLast() }
+      return await nextBatch(isolation: actor)
+    }
+
+    /// The next event when the batch in hand is spent (or the task is cancelled): takes the
+    /// next batch from the buffer, waiting for one.
+    @usableFromInline
+    mutating func nextBatch(isolation actor: isolated (any Actor)?) async -> OperationEvent? {
       if Task.isCancelled {
         subscription.end()
         return nil
       }
       if let event = unread.popLast() { return event }
       // The spent batch (empty now) goes back to hold a later one.
-      guard var batch = await subscription.nextBatch(recycling: &unread) else { return nil }
+      guard let batch = await subscription.nextBatch(recycling: &unread) else { return nil }
+      // Moved in, not copied: were a second reference to the batch alive, taking the first
+      // event out would copy the whole batch, and the copy, too small to recycle, would make
+      // the buffer grow its storage again.
+      unread = consume batch
       // Reversed through a buffer pointer, which swaps events without retaining them.
-      batch.withUnsafeMutableBufferPointer { $0.reverse() }
-      unread = batch
+      unread.withUnsafeMutableBufferPointer { $0.reverse() }
       return unread.popLast()
     }
   }
@@ -67,7 +88,8 @@ public struct OperationEventStream: AsyncSequence, Sendable {
 
 /// One stream's subscription to a hub: its buffer, and its end when the stream and its
 /// iterators are released or the iterating task is cancelled.
-private final class Subscription: Sendable {
+@usableFromInline
+final class Subscription: Sendable {
   let buffer: EventBuffer
   private weak let hub: OperationEventHub?
   private let id: OperationEventHub.SubscriptionID

@@ -1,7 +1,7 @@
 import AsyncBridge
 import Foundation
+import LockedValue
 import OperationCore
-import Synchronization
 
 extension Benchmark {
   /// `coalesce_fanin`: 10,000 independent tasks (each its own unstructured `Task`, not
@@ -172,7 +172,7 @@ extension Benchmark {
 
     /// When the work first started and last ended, over one round.
     private final class WorkTimes: Sendable {
-      private let times = Mutex<(first: ContinuousClock.Instant?, last: ContinuousClock.Instant?)>(
+      private let times = Locked<(first: ContinuousClock.Instant?, last: ContinuousClock.Instant?)>(
         (nil, nil))
 
       /// Records a start (only the first counts).

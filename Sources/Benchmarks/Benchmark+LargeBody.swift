@@ -2,6 +2,7 @@ import AsyncBridge
 import FixtureServer
 import Foundation
 import OperationCore
+import OperationNetworking
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

@@ -1,4 +1,5 @@
 import Foundation
+import LockedValue
 import OperationCore
 import Synchronization
 
@@ -16,7 +17,7 @@ extension Benchmark {
   /// Counts arrivals down to zero and resumes one waiting task when the last one arrives.
   final class Countdown: Sendable {
     private let remaining: Atomic<Int>
-    private let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    private let continuation = Locked<CheckedContinuation<Void, Never>?>(nil)
 
     /// Creates a countdown that waits for `count` arrivals.
     init(_ count: Int) {
@@ -79,7 +80,7 @@ extension Benchmark {
       var waiters: [@Sendable () -> Void] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a closed gate.
     init() {}

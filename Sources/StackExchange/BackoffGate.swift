@@ -1,3 +1,4 @@
+import LockedValue
 import OperationCore
 
 /// Remembers, per site, until when the API asked not to call `/questions` again.

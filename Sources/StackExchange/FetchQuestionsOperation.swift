@@ -1,12 +1,15 @@
 import Foundation
 import OperationCore
+import OperationNetworking
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
 #endif
 
 /// Fetches one page of `/questions`: a ``NetworkingOperation`` that decodes a ``QuestionsPage``
-/// and reads a failing status's body as a ``StackExchangeAPIError``.
+/// and reads a failing status's body as a ``StackExchangeAPIError``. It sends one attempt; its
+/// retry policy honours the API's `backoff` field, so a retry, if one is ever allowed, waits
+/// as long as the API asks.
 ///
 /// While one is pending or executing, an identical query joins it instead of sending a second
 /// request: the same URL, session, decoder and time limit (its ``QuestionsRequestKey``).
@@ -24,6 +27,7 @@ final class FetchQuestionsOperation: NetworkingOperation<QuestionsPage>, @unchec
     super.init(
       request: URLRequest(url: url), session: session, decoder: decoder,
       serverErrorType: StackExchangeAPIError.self,
+      retryPolicy: RetryPolicy.none.honouringStackExchangeBackoff,
       coalescingKey: QuestionsRequestKey(
         url: url, session: session, decoder: decoder, timeout: timeout))
     self.timeout = timeout

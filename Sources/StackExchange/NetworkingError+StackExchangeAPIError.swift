@@ -1,4 +1,5 @@
 import OperationCore
+import OperationNetworking
 
 extension NetworkingError {
   /// The StackExchange API's error body, when this is a failing status whose body was one

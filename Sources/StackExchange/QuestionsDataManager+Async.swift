@@ -1,5 +1,6 @@
 import AsyncBridge
 import OperationCore
+import OperationNetworking
 
 extension QuestionsDataManager {
   /// Fetches one page of questions.

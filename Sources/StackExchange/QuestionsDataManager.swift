@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import OperationCore
+import OperationNetworking
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

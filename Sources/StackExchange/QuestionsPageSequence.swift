@@ -1,3 +1,5 @@
+import OperationNetworking
+
 /// The pages of a `/questions` query, in order, as ``QuestionsDataManager/pages(_:maxPages:)``
 /// returns them.
 ///

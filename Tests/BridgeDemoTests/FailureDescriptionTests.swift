@@ -1,5 +1,6 @@
 import Foundation
 import OperationCore
+import OperationNetworking
 import StackExchange
 import Testing
 

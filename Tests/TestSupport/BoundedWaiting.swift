@@ -1,4 +1,5 @@
 import AsyncBridge
+import LockedValue
 import OperationCore
 import Testing
 

@@ -1,3 +1,4 @@
+import LockedValue
 import OperationCore
 
 /// The one test downstream: turns its upstream's number into `"value <number>"` and records the

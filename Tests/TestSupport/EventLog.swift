@@ -1,6 +1,7 @@
 import AsyncBridge
 import Dispatch
 import Foundation
+import LockedValue
 import OperationCore
 
 /// The one recorder of a manager's lifecycle events: it keeps them in order and per operation,

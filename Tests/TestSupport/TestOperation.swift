@@ -1,4 +1,5 @@
 import Dispatch
+import LockedValue
 import OperationCore
 
 /// The one manual test operation: it ends as its ``Ending`` says, counts `main()` calls and

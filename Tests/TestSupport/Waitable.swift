@@ -1,4 +1,5 @@
 import Dispatch
+import LockedValue
 import OperationCore
 
 /// A value under a lock that tasks can wait on: ``wait(until:timeout:)`` resumes once the value

@@ -1,3 +1,4 @@
+import LockedValue
 import OperationCore
 
 /// A weak reference that tasks and threads can share, to check that objects are released.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LockedValue
 
 #if canImport(Glibc)
   import Glibc
@@ -43,7 +44,7 @@ final class ServerCore: Sendable {
   /// Told about each abandoned response, on the connection's thread.
   let onAbandonedResponse: (@Sendable (FixtureRequest) -> Void)?
   /// Counters and open connections.
-  let state = LockedBox(State())
+  let state = Locked(State())
   /// Signalled once when the accept loop has ended, then passed on by each ``stop()`` call.
   private let acceptLoopEnded = DispatchSemaphore(value: 0)
 

@@ -1,4 +1,5 @@
 import Foundation
+import LockedValue
 
 /// An offline stand-in for the StackExchange API 2.3 `/questions` method.
 ///
@@ -37,7 +38,7 @@ public final class StackExchangeFixture: Sendable {
 
   /// The daily request quota reported as `quota_max`.
   public let quotaMax: Int
-  private let state: LockedBox<State>
+  private let state: Locked<State>
   /// The questions served, or why there are none.
   private let questionData: Result<[FixtureQuestion], FixtureDataError>
 
@@ -65,7 +66,7 @@ public final class StackExchangeFixture: Sendable {
   ) {
     self.questionData = questionData
     self.quotaMax = quotaMax
-    state = LockedBox(
+    state = Locked(
       State(
         latency: latency, backoff: backoff, pageBackoffs: pageBackoffs, quotaRemaining: quotaMax))
   }

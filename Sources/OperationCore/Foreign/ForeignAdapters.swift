@@ -1,4 +1,5 @@
 import Foundation
+import LockedValue
 
 /// The adapter of each foreign instance in hand, by the instance's identity: the one
 /// process-wide lookup of foreign work, so that an instance requested under two keys or

@@ -1,4 +1,5 @@
 import Foundation
+import LockedValue
 
 /// One step in the life of an operation enqueued through an ``OperationQueueManager``.
 public struct OperationEvent: Sendable, CustomStringConvertible {

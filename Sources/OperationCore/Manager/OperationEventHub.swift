@@ -1,3 +1,4 @@
+import LockedValue
 import Synchronization
 
 /// Fans a manager's lifecycle events out to subscribers. When nobody subscribes, admitting an

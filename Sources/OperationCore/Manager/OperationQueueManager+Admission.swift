@@ -123,13 +123,15 @@ extension OperationQueueManager {
     let generation = cancelAllGeneration.load(ordering: .sequentiallyConsistent)
     guard let key = operation.coalescingKey else {
       // Nothing to join or index: the operation's own lock makes the claim atomic.
-      let claim = claim(operation, waiter: waiter, priority: priority)
+      let claim = claim(operation, waiter: waiter, priority: priority, audience: events.audience)
       return enqueue(operation, claim, waiter: waiter, generation: generation)
     }
     // One step under the manager's lock: join work in flight, or claim this operation,
     // register the waiter and index it, so two identical requests never both start fresh work.
     var claim = OperationStateMachine.Claim.alreadyClaimed
     var wakes = EventWakes()
+    // Read before the manager's lock is taken: the hub's lock nests under no other.
+    let audience = events.audience
     let joined = state.withLock { state -> Admission<Value, Failure>? in
       // The operation's own class, read from the instance: naming
       // `ConcurrentOperation<Value, Failure>.self` in this unspecialised code looked up the
@@ -140,7 +142,7 @@ extension OperationQueueManager {
       {
         return joined
       }
-      claim = self.claim(operation, waiter: waiter, priority: priority)
+      claim = self.claim(operation, waiter: waiter, priority: priority, audience: audience)
       // Settled work (cancelled before it was enqueued) is never indexed: nothing would
       // remove it.
       if case .claimed = claim { state.inFlight[key] = operation }
@@ -196,13 +198,14 @@ extension OperationQueueManager {
   }
 
   /// Claims `operation` for this manager's queue with its first waiter, and counts it as
-  /// outstanding unless it was claimed before.
+  /// outstanding unless it was claimed before. `audience`: the subscribers who see its events.
   private func claim<Value, Failure>(
     _ operation: ConcurrentOperation<Value, Failure>,
     waiter: OperationWaiter?,
-    priority: Operation.QueuePriority?
+    priority: Operation.QueuePriority?,
+    audience: EventAudience?
   ) -> OperationStateMachine.Claim {
-    let claim = operation.claim(by: self, waiter: waiter, audience: events.audience)
+    let claim = operation.claim(by: self, waiter: waiter, audience: audience)
     switch claim {
     case .alreadyClaimed:
       return claim

@@ -1,4 +1,5 @@
 import Foundation
+import LockedValue
 import Synchronization
 
 /// Schedules ``ConcurrentOperation``s on an `OperationQueue`, coalescing identical requests.

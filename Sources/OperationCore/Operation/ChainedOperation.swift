@@ -1,3 +1,5 @@
+import LockedValue
+
 /// An operation whose input is the output of another operation.
 ///
 /// The upstream operation becomes a dependency, so this one starts only after it finishes.

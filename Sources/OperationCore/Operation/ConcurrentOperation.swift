@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LockedValue
 import Synchronization
 
 /// The base class for asynchronous operations that produce a typed result exactly once.
@@ -343,7 +344,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     // is thread-safe; the check is repeated under the lock.)
     guard queuePriority.rawValue < priority.rawValue else { return }
     // A leaf lock: Foundation's setter re-sorts the queue and never calls back into this class.
-    priorityChangeLock.withLock {
+    priorityChangeLock.withLock { _ in
       if queuePriority.rawValue < priority.rawValue { queuePriority = priority }
     }
   }
@@ -512,7 +513,7 @@ extension ConcurrentOperation where Failure: OperationFailure {
 /// Serialises priority raises made by managers (rare: a join asking for a higher priority), so
 /// two raises never interleave. One lock for all operations: a lock per operation would cost
 /// two allocations on every enqueue.
-private let priorityChangeLock = NSLock()
+private let priorityChangeLock = Locked(())
 
 /// An operation from which a waiter can leave early, seen without its generic parameters.
 @usableFromInline

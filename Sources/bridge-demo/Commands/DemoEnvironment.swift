@@ -1,6 +1,7 @@
 import AsyncBridge
 import Foundation
 import OperationCore
+import OperationNetworking
 import StackExchange
 
 #if canImport(FoundationNetworking)

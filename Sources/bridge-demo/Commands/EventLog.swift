@@ -1,5 +1,6 @@
 import AsyncBridge
 import Dispatch
+import LockedValue
 import OperationCore
 
 /// Records a manager's lifecycle events, through `makeEvents()`, for a command's report, and

@@ -1,3 +1,4 @@
+import LockedValue
 import OperationCore
 
 #if canImport(Glibc)

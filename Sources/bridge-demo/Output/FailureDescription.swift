@@ -1,5 +1,6 @@
 import FixtureServer
 import OperationCore
+import OperationNetworking
 import StackExchange
 
 /// One-line explanations of the errors a command can meet.

@@ -1,4 +1,5 @@
 import AsyncBridge
+import LockedValue
 import OperationCore
 import TestSupport
 import Testing

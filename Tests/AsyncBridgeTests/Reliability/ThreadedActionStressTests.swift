@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LockedValue
 import OperationCore
 import Synchronization
 import TestSupport

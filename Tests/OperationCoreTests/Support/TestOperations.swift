@@ -1,4 +1,5 @@
 import Foundation
+import LockedValue
 import OperationCore
 import TestSupport
 

@@ -1,6 +1,7 @@
 import FixtureServer
 import Foundation
 import OperationCore
+import OperationNetworking
 import TestSupport
 import Testing
 

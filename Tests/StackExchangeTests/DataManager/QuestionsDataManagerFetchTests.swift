@@ -1,6 +1,7 @@
 import Dispatch
 import FixtureServer
 import Foundation
+import LockedValue
 import OperationCore
 import TestSupport
 import Testing

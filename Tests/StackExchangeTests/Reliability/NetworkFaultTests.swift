@@ -3,6 +3,7 @@ import Dispatch
 import FixtureServer
 import Foundation
 import OperationCore
+import OperationNetworking
 import TestSupport
 import Testing
 

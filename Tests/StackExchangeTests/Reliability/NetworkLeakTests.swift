@@ -2,7 +2,9 @@ import AsyncBridge
 import Dispatch
 import FixtureServer
 import Foundation
+import LockedValue
 import OperationCore
+import OperationNetworking
 import TestSupport
 import Testing
 

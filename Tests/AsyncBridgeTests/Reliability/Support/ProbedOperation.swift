@@ -1,4 +1,5 @@
 import Dispatch
+import LockedValue
 import OperationCore
 import TestSupport
 

@@ -1,6 +1,7 @@
 import AsyncBridge
 import Dispatch
 import Foundation
+import LockedValue
 import OperationCore
 import TestSupport
 

@@ -1,7 +1,9 @@
 import AsyncBridge
 import Dispatch
 import Foundation
+import LockedValue
 import OperationCore
+import OperationNetworking
 import StackExchange
 import TestSupport
 

@@ -1,6 +1,7 @@
+import OperationCore
 import Testing
 
-@testable import OperationCore
+@testable import OperationNetworking
 
 /// The data task state machine's attempts and the waits between them.
 @Suite struct NetworkingRetryStateMachineTests {

@@ -1,4 +1,5 @@
 import Foundation
+import OperationCore
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -11,7 +12,7 @@ import Foundation
 /// shares the attempts: twenty waiters on a request whose first two attempts fail see one
 /// success, and the server sees three requests. The wait between attempts holds no thread
 /// (a Dispatch timer) and ends at once when the operation is cancelled or times out; the
-/// operation's own ``ConcurrentOperation/timeout`` counts all attempts and waits together.
+/// operation's own `ConcurrentOperation.timeout` counts all attempts and waits together.
 ///
 /// ```swift
 /// let fetch = NetworkingOperation<Page>(
@@ -22,10 +23,11 @@ import Foundation
 /// **The delay** before attempt n + 1 is `initialDelay × multiplierⁿ⁻¹`, capped at
 /// `maxDelay`, then shortened by a random fraction of at most `jitter` of itself, so that
 /// clients failing together do not come back together. A server that says when to come back
-/// sets the minimum: a `Retry-After` header (seconds or an HTTP date) or a top-level `backoff`
-/// number of seconds in a JSON body (as the StackExchange API sends). A server asking for more
-/// than `maxDelay` is not retried: the failure is delivered at once, carrying the server's
-/// answer, rather than holding every waiter longer than the policy allows.
+/// sets the minimum: a `Retry-After` header (seconds or an HTTP date), or, for an API that says
+/// it in the body, what ``serverRequestedDelay`` reads there (the larger of the two when both
+/// are there). A server asking for more than `maxDelay` is not retried: the failure is
+/// delivered at once, carrying the server's answer, rather than holding every waiter longer
+/// than the policy allows.
 ///
 /// **Which failures** are retried is ``shouldRetry``; by default ``isTransient(_:)``. A failure
 /// that is not retried, or the last attempt's failure, is delivered to the waiters as is.
@@ -45,6 +47,13 @@ public struct RetryPolicy: Sendable {
   /// Whether an attempt that failed with this error is worth another; ``isTransient(_:)`` by
   /// default. Called on the thread that processed the response; keep it fast and pure.
   public var shouldRetry: @Sendable (NetworkingError) -> Bool
+  /// Reads how long a failing response's body asks the client to wait before the next attempt,
+  /// for an API that says it there rather than (or as well as) in a `Retry-After` header; nil
+  /// when the body asks for nothing. Nil by default: only the header counts. An API's own
+  /// module supplies its reading, so this layer knows no API's fields. Called with the HTTP
+  /// response and its body (possibly empty) on the thread that processed the response; keep
+  /// it fast and pure.
+  public var serverRequestedDelay: (@Sendable (HTTPURLResponse, Data) -> Duration?)? = nil
 
   /// Makes the waits between attempts: Dispatch timers, replaced in tests.
   package var scheduler: any RetryScheduler = DispatchRetryScheduler()

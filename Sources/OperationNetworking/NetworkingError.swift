@@ -11,8 +11,8 @@ public typealias ServerErrorBody = Decodable & Error & Sendable
 /// Why a ``NetworkingOperation`` failed at its own work.
 ///
 /// Cancellation and timeouts are not cases of this type: a cancelled operation reports
-/// `CancellationError` and one whose ``ConcurrentOperation/timeout`` expired reports
-/// ``OperationTimeoutError``. Every case has a one-line ``description`` suitable for a CLI error
+/// `CancellationError` and one whose `ConcurrentOperation.timeout` expired reports
+/// `OperationTimeoutError`. Every case has a one-line ``description`` suitable for a CLI error
 /// line, such as `HTTP 404 (not found)` or `transport error -1004 (cannot connect to host)`.
 public enum NetworkingError: Error, Sendable, CustomStringConvertible, LocalizedError {
   /// The exchange did not complete: no connection, a request timeout, a TLS failure, or a data

@@ -1,4 +1,5 @@
 import Foundation
+import OperationCore
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

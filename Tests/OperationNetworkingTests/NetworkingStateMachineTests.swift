@@ -1,7 +1,8 @@
+import OperationCore
 import TestSupport
 import Testing
 
-@testable import OperationCore
+@testable import OperationNetworking
 
 /// The data task state machine: early and late cancellation are separate paths.
 @Suite struct NetworkingStateMachineTests {

@@ -1,25 +1,31 @@
 import Foundation
+import OperationCore
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
 #endif
 
 /// How long a failing response asks the client to wait before trying again: the larger of its
-/// `Retry-After` header (delay seconds, or an HTTP date) and a top-level `backoff` number of
-/// seconds in its JSON body (the StackExchange API's way). A value type with no side effects.
+/// `Retry-After` header (delay seconds, or an HTTP date) and what the retry policy's
+/// ``RetryPolicy/serverRequestedDelay`` reads from its body, for an API that says it there. A
+/// value type with no side effects.
 enum ServerRetryDelay {
   /// The longest delay read as asked: a hundred years. A server asking for more (a JSON
   /// number such as `1e30` would overflow a `Duration` and trap) is read as asking for this,
   /// which is more than any retry policy waits.
   static let longest = Duration.century
 
-  /// The delay `response` and `body` ask for, or nil when they ask for none.
+  /// The delay `response` and `body` ask for, or nil when they ask for none: its `Retry-After`
+  /// header, and what `bodyDelay` (if any) reads from a body that is there.
   static func requested(
-    by response: URLResponse?, body: Data?, now: Date = Date()
+    by response: URLResponse?, body: Data?,
+    bodyDelay: (@Sendable (_ response: HTTPURLResponse, _ body: Data) -> Duration?)?,
+    now: Date = Date()
   ) -> Duration? {
-    let header = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Retry-After")
-    let delays = [header.flatMap { retryAfter($0, now: now) }, body.flatMap(backoff(in:))]
-    return delays.compactMap { $0 }.max()
+    guard let response = response as? HTTPURLResponse else { return nil }
+    let header = response.value(forHTTPHeaderField: "Retry-After")
+    let requested = body.flatMap { body in bodyDelay?(response, body) }
+    return [header.flatMap { retryAfter($0, now: now) }, requested].compactMap { $0 }.max()
   }
 
   /// A `Retry-After` value: whole seconds (at most ``longest``, however many digits), or an
@@ -55,22 +61,9 @@ enum ServerRetryDelay {
     return nil
   }
 
-  /// The `backoff` field of a JSON object body, in seconds; nil when there is none.
-  static func backoff(in body: Data) -> Duration? {
-    guard !body.isEmpty, let field = try? JSONDecoder().decode(BackoffField.self, from: body),
-      let seconds = field.backoff, seconds >= 0
-    else { return nil }
-    return self.seconds(seconds)
-  }
-
   /// `seconds` (not negative, not NaN) as a duration, at most ``longest``.
   private static func seconds(_ seconds: Double) -> Duration {
     seconds < longest.timeInterval ? .seconds(seconds) : longest
-  }
-
-  /// The one field read from a failing body.
-  private struct BackoffField: Decodable {
-    let backoff: Double?
   }
 
   /// Reads one form of HTTP date, in English and GMT; a two-digit year is the one from 50

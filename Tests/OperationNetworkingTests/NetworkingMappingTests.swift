@@ -1,8 +1,9 @@
 import Foundation
+import OperationCore
 import TestSupport
 import Testing
 
-@testable import OperationCore
+@testable import OperationNetworking
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

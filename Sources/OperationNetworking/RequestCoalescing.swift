@@ -6,7 +6,7 @@ import Foundation
 
 /// Which ``NetworkingOperation``s share one HTTP exchange.
 ///
-/// Keys are namespaced by the operation's class and value type (see ``CoalescingKey``), so two
+/// Keys are namespaced by the operation's class and value type (see `CoalescingKey`), so two
 /// operation types requesting the same URL never join each other. Operations that join share
 /// the first one's session, decoder, size limit, server error type, retry policy (so its
 /// attempts too) and `timeout`: give operations that differ in those a different class or their

@@ -1,7 +1,8 @@
 import Foundation
+import OperationCore
 import Testing
 
-@testable import OperationCore
+@testable import OperationNetworking
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -152,22 +153,9 @@ import Testing
         == .seconds(946_771_280))
   }
 
-  @Test func backoffIsReadFromAJSONBody() {
-    let throttled = Data(
-      #"{"error_id":502,"error_name":"throttle_violation","error_message":"slow down","backoff":7}"#
-        .utf8)
-    #expect(ServerRetryDelay.backoff(in: throttled) == .seconds(7))
-    #expect(ServerRetryDelay.backoff(in: Data(#"{"error_id":503}"#.utf8)) == nil)
-    #expect(ServerRetryDelay.backoff(in: Data("<html>busy</html>".utf8)) == nil)
-    #expect(ServerRetryDelay.backoff(in: Data(#"{"backoff":-1}"#.utf8)) == nil)
-  }
-
   /// A delay too long for a `Duration` (which traps on overflow) is read as the longest one,
   /// so the policy does not retry it; the process goes on.
   @Test func anOverlongServerDelayIsReadAsTheLongestAndNotRetried() throws {
-    #expect(
-      ServerRetryDelay.backoff(in: Data(#"{"backoff":1e30}"#.utf8)) == ServerRetryDelay.longest)
-    #expect(ServerRetryDelay.backoff(in: Data(#"{"backoff":1.5}"#.utf8)) == .milliseconds(1500))
     let now = Date(timeIntervalSince1970: 1_445_412_400)
     #expect(
       ServerRetryDelay.retryAfter("9223372036854775807", now: now) == ServerRetryDelay.longest)
@@ -179,7 +167,7 @@ import Testing
       ServerRetryDelay.retryAfter("Fri, 31 Dec 9999 23:59:59 GMT", now: now)
         == ServerRetryDelay.longest)
     let policy = RetryPolicy.exponential(maxDelay: .seconds(30))
-    let delay = try #require(ServerRetryDelay.backoff(in: Data(#"{"backoff":1e30}"#.utf8)))
+    let delay = ServerRetryDelay.longest
     #expect(policy.delay(afterAttempt: 1, failure: unavailable, serverMinimum: delay) == nil)
   }
 
@@ -187,9 +175,28 @@ import Testing
     let url = try #require(URL(string: "http://127.0.0.1/busy"))
     let response = HTTPURLResponse(
       url: url, statusCode: 503, httpVersion: "HTTP/1.1", headerFields: ["retry-after": "4"])
+    let body = Data("wait 9".utf8)
+    let readsNine: @Sendable (HTTPURLResponse, Data) -> Duration? = { _, body in
+      body == Data("wait 9".utf8) ? .seconds(9) : nil
+    }
+    #expect(
+      ServerRetryDelay.requested(by: response, body: body, bodyDelay: readsNine) == .seconds(9))
+    #expect(
+      ServerRetryDelay.requested(by: response, body: Data(), bodyDelay: readsNine) == .seconds(4))
+    #expect(ServerRetryDelay.requested(by: nil, body: nil, bodyDelay: readsNine) == nil)
+  }
+
+  /// The body says nothing to this layer unless the policy has a reader for it: a JSON
+  /// `backoff` field (the StackExchange API's) is that API's module's to read.
+  @Test func withoutABodyReaderOnlyTheHeaderCounts() throws {
+    let url = try #require(URL(string: "http://127.0.0.1/busy"))
+    let response = HTTPURLResponse(
+      url: url, statusCode: 503, httpVersion: "HTTP/1.1", headerFields: ["retry-after": "4"])
     let body = Data(#"{"backoff":9}"#.utf8)
-    #expect(ServerRetryDelay.requested(by: response, body: body) == .seconds(9))
-    #expect(ServerRetryDelay.requested(by: response, body: Data()) == .seconds(4))
-    #expect(ServerRetryDelay.requested(by: nil, body: nil) == nil)
+    #expect(ServerRetryDelay.requested(by: response, body: body, bodyDelay: nil) == .seconds(4))
+    let silent = HTTPURLResponse(
+      url: url, statusCode: 503, httpVersion: "HTTP/1.1", headerFields: [:])
+    #expect(ServerRetryDelay.requested(by: silent, body: body, bodyDelay: nil) == nil)
+    #expect(RetryPolicy.exponential().serverRequestedDelay == nil)
   }
 }

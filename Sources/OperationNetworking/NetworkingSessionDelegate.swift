@@ -1,4 +1,6 @@
 import Foundation
+import LockedValue
+import OperationCore
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

@@ -1,6 +1,7 @@
 import FixtureServer
 import Foundation
 import OperationCore
+import OperationNetworking
 import TestSupport
 
 #if canImport(FoundationNetworking)
@@ -53,12 +54,4 @@ func networkingResult<Value>(
 ) async -> Result<Value, any Error> {
   await enqueuedResult(of: operation, on: manager, within: timeout)
     ?? .failure(DeadlineExceeded(timeout: timeout))
-}
-
-extension Result where Failure == any Error {
-  /// The failure as a ``NetworkingError``, or nil.
-  var networkingError: NetworkingError? {
-    guard case .failure(let error) = self else { return nil }
-    return error as? NetworkingError
-  }
 }

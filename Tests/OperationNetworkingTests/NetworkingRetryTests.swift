@@ -1,6 +1,8 @@
 import FixtureServer
 import Foundation
+import LockedValue
 import OperationCore
+import OperationNetworking
 import TestSupport
 import Testing
 
@@ -147,7 +149,29 @@ import Testing
     #expect(events.retries(of: operation).map(\.delay) == [.seconds(2)])
   }
 
-  @Test func backoffInTheBodySetsTheMinimumDelay() async throws {
+  /// A policy's body reader (an API's own way of asking for a wait, such as the StackExchange
+  /// API's `backoff` field) sets the minimum delay, as `Retry-After` does.
+  @Test func theBodyReadersDelaySetsTheMinimumDelay() async throws {
+    let throttled = FixtureResponse.json(Data(#"{"wait_seconds":5}"#.utf8), status: 429)
+    let script = ScriptedResponder([throttled, RetryFixtures.success(attempt: 2)])
+    let server = try script.makeServer()
+    defer { server.stop() }
+    let scheduler = ManualRetryScheduler(firesOnStart: true)
+    var policy = RetryFixtures.policy(waitingWith: scheduler)
+    policy.serverRequestedDelay = { response, body in
+      guard response.statusCode == 429, body == Data(#"{"wait_seconds":5}"#.utf8) else {
+        return nil
+      }
+      return .seconds(5)
+    }
+    let operation = operation(server, policy)
+    let result = try #require(await enqueuedResult(of: operation, on: manager))
+    #expect(try result.get() == RetryPayload(attempt: 2))
+    #expect(scheduler.startedDelays == [.seconds(5)])
+  }
+
+  /// Without a body reader, a body's own request for a wait is not this layer's to read.
+  @Test func withoutABodyReaderTheBodyAsksForNoWait() async throws {
     let throttled = FixtureResponse.json(
       Data(#"{"error_id":502,"error_name":"throttle_violation","backoff":5}"#.utf8), status: 429)
     let script = ScriptedResponder([throttled, RetryFixtures.success(attempt: 2)])
@@ -157,7 +181,7 @@ import Testing
     let operation = operation(server, RetryFixtures.policy(waitingWith: scheduler))
     let result = try #require(await enqueuedResult(of: operation, on: manager))
     #expect(try result.get() == RetryPayload(attempt: 2))
-    #expect(scheduler.startedDelays == [.seconds(5)])
+    #expect(scheduler.startedDelays == [.milliseconds(1)], "the policy's own delay")
   }
 
   @Test func aServerAskingForMoreThanTheCapGetsTheFailureAtOnce() async throws {

@@ -1,4 +1,5 @@
 import Dispatch
+import OperationCore
 
 /// One wait between attempts: made unarmed, started once, cancellable at any moment (before
 /// or after it starts, from any thread, more than once). Once cancelled it never fires.

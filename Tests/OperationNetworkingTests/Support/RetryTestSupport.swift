@@ -1,7 +1,9 @@
 import Dispatch
 import FixtureServer
 import Foundation
+import LockedValue
 import OperationCore
+import OperationNetworking
 import TestSupport
 
 #if canImport(FoundationNetworking)

@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import LockedValue
+import OperationCore
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -9,7 +11,7 @@ import Foundation
 /// waits on one process-wide queue in swift-corelibs-foundation, so a concurrent queue would
 /// only pile up blocked threads.
 let dataTaskCancellationQueue = DispatchQueue(
-  label: "OperationCore.NetworkingOperation.cancel")
+  label: "OperationNetworking.NetworkingOperation.cancel")
 
 /// An operation that performs one HTTP request and decodes its JSON body.
 ///
@@ -17,7 +19,7 @@ let dataTaskCancellationQueue = DispatchQueue(
 /// `URLSession.data(for:)` deadlocks with task cancellation on Linux 6.3.1), accepts only 2xx
 /// statuses, and decodes the body as `Value` with an injected `JSONDecoder`. Its own failures
 /// are always ``NetworkingError``s; cancellation is reported as `CancellationError` and an
-/// expired ``ConcurrentOperation/timeout`` as ``OperationTimeoutError``, which is why `Failure`
+/// expired `ConcurrentOperation.timeout` as `OperationTimeoutError`, which is why `Failure`
 /// is `any Error`.
 ///
 /// ```swift
@@ -34,7 +36,7 @@ let dataTaskCancellationQueue = DispatchQueue(
 /// before the queue starts the operation sends no request at all. The data task's own
 /// `URLError.cancelled` is then ignored. A data task cancelled by someone else (say, by
 /// invalidating the session) fails the operation with ``NetworkingError/transport(_:)``. A
-/// subclass whose ``ConcurrentOperation/finishesImmediatelyWhenCancelled`` is false keeps its
+/// subclass whose `ConcurrentOperation.finishesImmediatelyWhenCancelled` is false keeps its
 /// queue slot until the data task has actually stopped (its waiters are still resumed at once).
 ///
 /// **The session.** Reuse one session for many operations; the operation never invalidates it.
@@ -48,7 +50,7 @@ let dataTaskCancellationQueue = DispatchQueue(
 /// every waiter that joined it shares the attempts, and sees only the final outcome (the last
 /// attempt's failure when none succeeded). Each retry is announced first as an
 /// `OperationEvent` `retrying(attempt:delay:failure:)`. The wait holds no thread; cancelling,
-/// the last waiter leaving or the operation's ``ConcurrentOperation/timeout`` ends it at once,
+/// the last waiter leaving or the operation's `ConcurrentOperation.timeout` ends it at once,
 /// and no further request is sent.
 ///
 /// **Size.** A response larger than `maxResponseBytes` fails with
@@ -189,7 +191,7 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
 
   /// Cancels the data task, on a private serial queue and outside the lock, or arranges for
   /// `main()` to cancel it if it does not exist yet; ends a wait between attempts at once.
-  /// Called by ``ConcurrentOperation/cancel()`` and on timeout.
+  /// Called by `ConcurrentOperation.cancel()` and on timeout.
   public final override func operationWasCancelled() {
     switch dataTask.withLock({ $0.cancel() }) {
     case .none:
@@ -265,7 +267,8 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
       case .success(let value):
         finish(returning: value)
       case .failure(let failure):
-        let serverMinimum = ServerRetryDelay.requested(by: response, body: data)
+        let serverMinimum = ServerRetryDelay.requested(
+          by: response, body: data, bodyDelay: retryPolicy.serverRequestedDelay)
         attemptFailed(attempt, failure, serverMinimum: serverMinimum)
       }
     }

@@ -1,0 +1,69 @@
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// A value guarded by a `pthread_mutex_t`, both in one allocation: the package's one lock box.
+///
+/// A pthread mutex rather than `Synchronization.Mutex`: ThreadSanitizer on Linux does not see
+/// `Mutex`'s futex hand-off and reports false races (and exits with 66), which would hide real
+/// races; it intercepts pthread mutexes, so the sanitizer's verdict stays meaningful. Touch the
+/// value only inside ``withLock(_:)`` and never call out from there (handlers, resumes, KVO,
+/// `super.cancel()`, `URLSessionTask.cancel()`): decide under the lock, act after it.
+///
+/// **Lock order: manager → operation → subscriber buffer; the scheduler's lock is a leaf;
+/// nothing else nests.** A manager holds its lock while it joins a request to an operation or
+/// claims one (taking that operation's lock); an operation holds its lock while it publishes
+/// an event (taking each subscriber buffer's lock). Never the other way round, and no other
+/// lock is taken while one is held: the scheduler's, the event hub's subscriber list, a
+/// networking operation's, a session delegate's, the fixture server's and every other lock
+/// are taken with none held, and take none.
+@usableFromInline
+package struct Locked<Value> {
+  // The value lives in the buffer's header, guarded by the mutex stored as its element.
+  @usableFromInline
+  final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+    // ManagedBuffer destroys the header (the value) itself; the mutex is ours to destroy.
+    deinit {
+      let status = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
+      precondition(status == 0, "pthread_mutex_destroy failed")
+    }
+  }
+
+  @usableFromInline
+  let storage: Storage
+
+  /// Creates a lock guarding `initialValue`. Inlinable, so a lock built in generic code is
+  /// specialised where the value's type is known and finds its storage's metadata in a cache;
+  /// the value is built in place rather than copied into the buffer.
+  @inlinable
+  package init(_ initialValue: @autoclosure () -> Value) {
+    let buffer = Storage.create(minimumCapacity: 1) { _ in initialValue() }
+    storage = unsafeDowncast(buffer, to: Storage.self)
+    let status = storage.withUnsafeMutablePointerToElements { pthread_mutex_init($0, nil) }
+    precondition(status == 0, "pthread_mutex_init failed")
+  }
+
+  /// Runs `body` with exclusive access to the value and returns what it returns. Inlinable, so
+  /// callers in other modules get `body` specialised and inlined as callers in this one would.
+  @inlinable
+  @inline(__always)
+  package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    try storage.withUnsafeMutablePointers { value, mutex in
+      let locked = pthread_mutex_lock(mutex)
+      precondition(locked == 0, "pthread_mutex_lock failed")
+      defer {
+        let unlocked = pthread_mutex_unlock(mutex)
+        precondition(unlocked == 0, "pthread_mutex_unlock failed")
+      }
+      return try body(&value.pointee)
+    }
+  }
+}
+
+// The value is reached only through `withLock`, under the mutex: sharing the box across threads
+// is safe whenever the value itself may cross them.
+extension Locked: @unchecked Sendable where Value: Sendable {}
