@@ -1,5 +1,6 @@
 import AsyncBridge
 import Foundation
+import LockedValue
 import OperationCore
 import TestSupport
 import Testing
