@@ -4,8 +4,9 @@ import Foundation
 /// Runs a foreign operation (an `Operation` of your own) for managers and holds its waiters.
 ///
 /// Each foreign instance in hand has one adapter, found by its identity (``ForeignAdapters``);
-/// every request for it, under any key or none, through any manager, joins that adapter as a
-/// request joins a claimed ``ConcurrentOperation``. Managers schedule, index, count, cancel and
+/// every request for it, under any key or none, through any manager, joins that adapter
+/// through its lock, as a request joins a claimed ``ConcurrentOperation``, whether or not a
+/// manager has claimed it yet. Managers schedule, index, count, cancel and
 /// report the adapter like their own operations, so the core's guarantees hold for foreign
 /// work. The foreign operation is never added to a queue: the adapter starts it when its queue
 /// starts the adapter, and settles when it finishes (``ForeignFinishSignal``). So a foreign

@@ -5,8 +5,11 @@ import LockedValue
 /// process-wide lookup of foreign work, so that an instance requested under two keys or
 /// through two managers at once runs once.
 ///
-/// A request joins the instance's adapter while it is open; once it has closed (cancelled or
-/// settled) or joined other work, a newer request installs a new one. Only the instance's
+/// A request joins the instance's adapter through the adapter's own lock, claimed by a manager
+/// or not, while it is open; once it has closed (cancelled or settled) or joined other work, a
+/// newer request installs a new one. The request that installed an adapter joins it like any
+/// other, then admits it; so whoever finds an adapter here finds it with at least one caller
+/// until all of them have left, and then closed: never cancelled under a request that joined. Only the instance's
 /// adapter starts the instance, and the instance is started once (`startClaimed` passes to a
 /// newer adapter): `Operation.start()` traps when called twice. The entry keeps the adapter,
 /// and so the instance, whose identity cannot be reused meanwhile; it goes when the adapter

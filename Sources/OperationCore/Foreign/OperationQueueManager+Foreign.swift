@@ -14,7 +14,12 @@ extension OperationQueueManager {
   ///   - coalescingKey: Joins pending or executing work of the same class and key, and
   ///     `operation` is dropped (never started). Without a key, only the same instance joins.
   ///   - priority: The queue priority; nil keeps the operation's own.
-  ///   - callbackQueue: Where to call `completion`; nil calls it on the finishing thread.
+  ///   - callbackQueue: Where to call `completion`. Nil calls it on the thread that settles the
+  ///     work: a thread of the bridge's private finish-signal queue, which notices the operation
+  ///     report `isFinished` (or the thread that started an operation that finished inside
+  ///     `start()`, if that thread sees it first); the calling thread, before this returns, for
+  ///     an operation that had already finished; the cancelling thread when the work is
+  ///     cancelled (`cancelAllOperations()`).
   ///   - completion: Called exactly once.
   /// - Returns: The operation doing the work: `operation`, or the one in flight it joined.
   @discardableResult
@@ -45,7 +50,12 @@ extension OperationQueueManager {
   ///   - operation: The work.
   ///   - coalescingKey: Joins work of the same class and key; nil joins only the same instance.
   ///   - priority: The queue priority; nil keeps the operation's own.
-  ///   - callbackQueue: Where to call `completion`; nil calls it on the finishing thread.
+  ///   - callbackQueue: Where to call `completion`. Nil calls it on the thread that settles the
+  ///     work: a thread of the bridge's private finish-signal queue, which notices the operation
+  ///     report `isFinished` (or the thread that started an operation that finished inside
+  ///     `start()`, if that thread sees it first); the calling thread, before this returns, for
+  ///     an operation that had already finished; the cancelling thread when the work is
+  ///     cancelled (`cancelAllOperations()`).
   ///   - completion: Called exactly once; an outcome of nil arrives as
   ///     ``ForeignOperationError/noOutcome(operationName:)`` (`CancellationError` if cancelled).
   /// - Returns: The operation doing the work: `operation`, or the one in flight it joined.
@@ -89,8 +99,14 @@ extension OperationQueueManager {
   }
 
   /// Admits a request for foreign work with `waiter`: one that has finished gets its outcome at
-  /// once; otherwise the request joins the instance's adapter while it is open, or makes it a
-  /// new one and admits that as any operation (it may join work in flight under its key).
+  /// once; otherwise the request joins the instance's adapter, or installs a new one, joins it
+  /// and admits it as any operation (it may join work in flight under its key).
+  ///
+  /// Every request, the installing one included, joins the adapter through the adapter's own
+  /// lock, claimed or not: there the last caller leaving and the cancellation are one step, so
+  /// a request either joins before the others have all left, or finds the adapter closed and
+  /// installs a fresh one. It never takes a cancellation that another caller's leaving caused.
+  /// Only the request that installed an adapter admits it.
   package func admitForeign<Foreign: Operation, Output: Sendable>(
     _ operation: Foreign, as output: Output.Type, key: (any Hashable & Sendable)?,
     waiter: OperationWaiter?, priority: Operation.QueuePriority?,
@@ -100,36 +116,64 @@ extension OperationQueueManager {
       return ForeignAdapter.observe(operation, waiter: waiter, outcome: read)
     }
     while true {
-      let found = ForeignAdapters.adapter(of: operation) as? ForeignAdapter<Output>
-      if let found, found.isClaimed {
-        let (join, wakes) = found.join(waiter)
-        wakes.run()
-        guard case .registered(let id, _, _) = join else {
-          ForeignAdapters.retire(found, of: operation)  // Closed: the next turn replaces it.
-          continue
-        }
-        if let priority { found.raisePriority(to: priority) }
-        return Admission(operation: found, waiterID: id)
+      var installed: ForeignAdapter<Output>?
+      let current: Operation
+      if let found = ForeignAdapters.adapter(of: operation) {
+        current = found
+      } else {
+        let new =
+          if let key { ForeignAdapter<Output>(for: operation, key: key) { read(operation) } } else {
+            ForeignAdapter<Output>(for: operation) { read(operation) }
+          }
+        // Set before anyone can join it: joiners may only raise it.
+        if let priority { new.setInitialPriority(priority) }
+        current = ForeignAdapters.install(new, for: operation)
+        installed = new
       }
-      // A new adapter, unless a racing request installed one that it is admitting.
-      let new =
-        if let key { ForeignAdapter<Output>(for: operation, key: key) { read(operation) } } else {
-          ForeignAdapter<Output>(for: operation) { read(operation) }
-        }
-      guard let adapter = ForeignAdapters.install(new, for: operation) as? ForeignAdapter<Output>
-      else { return ForeignAdapter.observe(operation, waiter: waiter, outcome: read) }
-      // Claimed meanwhile by a racing request: joined, so its closing is seen atomically.
-      if adapter.isClaimed { continue }
-      let admission = admit(adapter, waiter: waiter, priority: priority)
-      if admission.operation !== adapter {
-        // Dropped for work under its key, it follows that work, then finishes `operation`
-        // unrun unless a newer request made another adapter the instance's. Like any dropped
-        // request, `operation` leaves its dependencies, whose unretained pointers to it would
-        // crash corelibs once it is released.
-        ForeignAdapters.retire(adapter, of: operation)
-        for dependency in operation.dependencies { operation.removeDependency(dependency) }
+      guard let adapter = current as? ForeignAdapter<Output> else {
+        return ForeignAdapter.observe(operation, waiter: waiter, outcome: read)
       }
-      return admission
+      let (join, wakes) = adapter.join(waiter)
+      wakes.run()
+      guard case .registered(let id, _, _) = join else {
+        ForeignAdapters.retire(adapter, of: operation)  // Closed: the next turn replaces it.
+        continue
+      }
+      if adapter === installed {
+        admitInstalled(adapter, for: operation, priority: priority)
+      } else if let priority {
+        adapter.raisePriority(to: priority)
+      }
+      return Admission(operation: adapter, waiterID: id)
     }
+  }
+
+  /// Admits the adapter a request installed and joined. A hold (a caller that wants nothing)
+  /// goes with the admission: claimed, it keeps the adapter open until the claim is done, then
+  /// leaves, cancelling the adapter only if every caller left meanwhile. Dropped for work under
+  /// the key, the adapter follows that work, and the hold stays that work's caller for the
+  /// adapter's callers: it leaves once they all have, so the work is cancelled under nobody.
+  private func admitInstalled<Foreign: Operation, Output: Sendable>(
+    _ adapter: ForeignAdapter<Output>, for operation: Foreign, priority: Operation.QueuePriority?
+  ) {
+    let hold = OperationWaiter(interest: .untilLeaving, callbackQueue: nil) { _ in }
+    let admission = admit(adapter, waiter: hold, priority: nil)
+    guard let holdID = admission.waiterID else { return }  // Settled before the claim.
+    let work = admission.operation
+    guard work !== adapter else {
+      work.removeWaiter(holdID, resumingWith: .cancelled)
+      return
+    }
+    // Dropped: it follows that work, then finishes `operation` unrun unless a newer request
+    // made another adapter the instance's. Like any dropped request, `operation` leaves its
+    // dependencies, whose unretained pointers to it would crash corelibs once it is released.
+    ForeignAdapters.retire(adapter, of: operation)
+    for dependency in operation.dependencies { operation.removeDependency(dependency) }
+    if let priority { work.raisePriority(to: priority) }
+    adapter.addWaiter(
+      OperationWaiter(interest: .following, callbackQueue: nil) { _ in
+        // Settled: its callers all left, or the work settled (then this does nothing).
+        work.removeWaiter(holdID, resumingWith: .cancelled)
+      })
   }
 }

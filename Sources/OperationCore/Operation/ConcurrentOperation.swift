@@ -315,7 +315,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     // is thread-safe; the check is repeated under the lock.)
     guard queuePriority.rawValue < priority.rawValue else { return }
     // A leaf lock: Foundation's setter re-sorts the queue and never calls back into this class.
-    priorityChangeLock.withLock { _ in
+    priorityChangeLock.withLock {
       if queuePriority.rawValue < priority.rawValue { queuePriority = priority }
     }
   }
@@ -512,5 +512,7 @@ extension ConcurrentOperation where Failure: OperationFailure {
 
 /// Serialises priority raises made by managers (rare: a join asking for a higher priority), so
 /// two raises never interleave. One lock for all operations: a lock per operation would cost
-/// two allocations on every enqueue.
-private let priorityChangeLock = Locked(())
+/// two allocations on every enqueue. An `NSLock`, not the `Locked` box: it guards no state of
+/// this library (only the call of Foundation's setter), and ThreadSanitizer on Linux reports a
+/// lock box of zero-sized state as racing (docs/PLATFORM-NOTES.md).
+private let priorityChangeLock = NSLock()

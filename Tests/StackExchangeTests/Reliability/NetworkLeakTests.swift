@@ -82,20 +82,23 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(60)
   private static func runNetworkingOperation(_ ending: Ending) async throws -> OperationSurvivors {
     let release = Gate()
     let server = try FixtureHTTPServer(responder: responder(for: ending, release: release))
-    let manager = OperationQueueManager(name: "leak.networking.\(ending)")
+    // The operation's timeout runs on the manager's clock, which moves only when the test
+    // advances it: the test finds the data task first however slowly the machine runs.
+    let clock = ManualClock()
+    let manager = OperationQueueManager(name: "leak.networking.\(ending)", clock: clock)
     let url = server.url("/questions?site=stackoverflow&leak=\(ending)")
     let operation = NetworkingOperation<QuestionsPage>(
       request: URLRequest(url: url), session: leakSession)
-    // Long enough for the test to find the data task first, even on a loaded machine.
     if ending == .timeout { operation.timeout = .seconds(12) }
     let delivered = Locked<Result<QuestionsPage, any Error>?>(nil)
     manager.enqueue(operation) { result in delivered.withLock { $0 = result } }
 
-    let found = await Self.dataTask(of: operation, within: .seconds(11))
+    let found = await Self.dataTask(of: operation, within: .testTimeout)
     release.open()
     let dataTask = try #require(found)
     #expect(await server.waitForRequests(1, timeout: .seconds(30)))
     if ending == .cancellation { operation.cancel() }
+    if ending == .timeout { clock.advance(by: .seconds(12)) }
     #expect(await eventually(within: .seconds(30)) { delivered.withLock { $0 } != nil })
     #expect(await becomesIdle(manager))
     #expect(operation.isFinished)
