@@ -50,8 +50,14 @@ struct WaiterList: Sendable {
     }
   }
 
-  /// Adds a dropped request that follows the work (it is no caller).
+  /// Adds a dropped request that follows the work (it is no caller). Followers already gone
+  /// are dropped whenever the list would grow: nobody holds them, so there is nobody to tell,
+  /// and their weak references (with the runtime's record of them) would otherwise stay until
+  /// the work settles, for every such request.
   mutating func appendFollower(_ operation: AnyObject) {
+    if followers.count == followers.capacity {
+      followers.removeAll { $0.operation == nil }
+    }
     followers.append(Follower(operation: operation))
   }
 
