@@ -365,9 +365,8 @@ struct OperationStateMachine {
     case .pending(_, let claimed):
       return settleBeforeStart(Settlement(outcome), waiters: takeWaiters().list, claimed: claimed)
     case .executing(_, let since):
-      let waiters = takeWaiters().list
       let settlement = Settlement(outcome)
-      lifecycle = .released(settlement)
+      let waiters = exchangeWaiters(for: .released(settlement)).list
       return settle(settlement, waiters: waiters, since: since, stopsWork: false, then: .release)
     case .stopping:
       // The work has stopped after its cancellation.
@@ -526,6 +525,20 @@ struct OperationStateMachine {
       return waiters
     }
     guard case .executing(let waiters, _) = consume taken else {
+      preconditionFailure("took the waiters of work that is not open")
+    }
+    return waiters
+  }
+
+  /// Stores `next` in place of open work's lifecycle and returns its waiters, moved out of
+  /// the one it replaces: one swap, with nothing left behind to destroy.
+  private mutating func exchangeWaiters(for next: consuming Lifecycle) -> Waiters {
+    swap(&next, &lifecycle)
+    if case .pending = next {
+      guard case .pending(let waiters, _) = consume next else { preconditionFailure() }
+      return waiters
+    }
+    guard case .executing(let waiters, _) = consume next else {
       preconditionFailure("took the waiters of work that is not open")
     }
     return waiters
