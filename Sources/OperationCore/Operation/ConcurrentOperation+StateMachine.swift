@@ -515,23 +515,14 @@ struct OperationStateMachine {
 
   /// Moves the waiters of open work out, leaving `.modifying` until the caller stores the next
   /// stage. Moved, not copied: the waiter list stays uniquely referenced, and no copy of it is
-  /// made and destroyed. Each pattern binds one case of the consumed value, so the payload
-  /// moves.
+  /// made and destroyed.
   private mutating func takeWaiters() -> Waiters {
-    var taken = Lifecycle.modifying
-    swap(&taken, &lifecycle)
-    if case .pending = taken {
-      guard case .pending(let waiters, _) = consume taken else { preconditionFailure() }
-      return waiters
-    }
-    guard case .executing(let waiters, _) = consume taken else {
-      preconditionFailure("took the waiters of work that is not open")
-    }
-    return waiters
+    exchangeWaiters(for: .modifying)
   }
 
   /// Stores `next` in place of open work's lifecycle and returns its waiters, moved out of
-  /// the one it replaces: one swap, with nothing left behind to destroy.
+  /// the one it replaces: one swap, with nothing left behind to destroy. Each pattern binds one
+  /// case of the consumed value, so the payload moves.
   private mutating func exchangeWaiters(for next: consuming Lifecycle) -> Waiters {
     swap(&next, &lifecycle)
     if case .pending = next {
