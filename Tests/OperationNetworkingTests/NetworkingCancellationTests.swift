@@ -104,9 +104,18 @@ import Testing
 
   @Test func operationTimeoutReportsTimeoutAndCancelsTheDataTask() async throws {
     defer { server.stop() }
+    // The timeout runs on a manual clock: it falls due only once the request reached the server.
+    let clock = ManualClock()
+    let manager = OperationQueueManager(name: "networking-timeout", clock: clock)
     let operation = operation("/hang")
     operation.timeout = .milliseconds(200)
-    let result = await networkingResult(of: operation, on: manager)
+    let delivered = Locked<Result<NetworkingPayload, any Error>?>(nil)
+    manager.enqueue(operation) { result in delivered.withLock { $0 = result } }
+    #expect(await server.waitForRequests(1, timeout: .seconds(30)))
+
+    clock.advance(by: .milliseconds(200))
+
+    let result = try #require(delivered.withLock { $0 })
     #expect(throws: OperationTimeoutError.self) { try result.get() }
     #expect(await server.waitForAbandonedResponses(1, timeout: .seconds(30)))
   }

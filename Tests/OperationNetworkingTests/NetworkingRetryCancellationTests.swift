@@ -133,13 +133,21 @@ import Testing
 
   @Test func operationTimeoutEndsTheWait() async throws {
     defer { server.stop() }
+    // The timeout runs on a manual clock: it falls due only once the first attempt has failed.
+    let clock = ManualClock()
+    let manager = OperationQueueManager(name: "networking-retry-timeout", clock: clock)
     let operation = operation()
-    // Long enough for the first attempt to fail on a busy machine; the wait is far longer.
     operation.timeout = .seconds(1)
-    let result = try #require(await enqueuedResult(of: operation, on: manager))
+    let delivered = Locked<Result<RetryPayload, any Error>?>(nil)
+    manager.enqueue(operation) { result in delivered.withLock { $0 = result } }
     guard let wait = await firstWait() else { return }
+    #expect(delivered.withLock { $0 } == nil, "the timeout fired before the clock reached it")
 
-    #expect(throws: OperationTimeoutError.self) { try result.get() }
+    clock.advance(by: .seconds(1))
+
+    // Handlers without a callback queue run on the thread that timed the operation out.
+    let outcome = try #require(delivered.withLock { $0 })
+    #expect(throws: OperationTimeoutError.self) { try outcome.get() }
     await expectNoFurtherAttempt(after: wait)
   }
 
