@@ -106,10 +106,12 @@ extension OperationQueueManager {
   /// lock, claimed or not: there the last caller leaving and the cancellation are one step, so
   /// a request either joins before the others have all left, or finds the adapter closed and
   /// installs a fresh one. It never takes a cancellation that another caller's leaving caused.
-  /// Only the request that installed an adapter admits it.
+  /// Only the request that installed an adapter admits it. `policy` is the waiter's for when
+  /// every caller of the adapter has left (``AbandonmentPolicy``).
   package func admitForeign<Foreign: Operation, Output: Sendable>(
     _ operation: Foreign, as output: Output.Type, key: (any Hashable & Sendable)?,
     waiter: OperationWaiter?, priority: Operation.QueuePriority?,
+    whenAbandoned policy: AbandonmentPolicy = .cancel,
     outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
   ) -> Admission<Output, any Error> {
     if operation.isFinished {
@@ -133,7 +135,7 @@ extension OperationQueueManager {
       guard let adapter = current as? ForeignAdapter<Output> else {
         return ForeignAdapter.observe(operation, waiter: waiter, outcome: read)
       }
-      let (join, wakes) = adapter.join(waiter)
+      let (join, wakes) = adapter.join(waiter, whenAbandoned: policy)
       wakes.run()
       guard case .registered(let id, _, _) = join else {
         ForeignAdapters.retire(adapter, of: operation)  // Closed: the next turn replaces it.

@@ -39,9 +39,25 @@ struct OperationStateMachine {
   struct Waiters {
     var list = WaiterList()
     var nextID: OperationWaiter.ID = 0
-    /// Whether a waiter that never leaves came (a completion handler, a plain enqueue): from
-    /// then on, waiters leaving never cancel the operation.
-    var keepsAlive = false
+    /// How long the work is kept once no caller waits (``AbandonmentPolicy/keptFor``): the
+    /// longest any of its callers asked for. An interest that never leaves (a completion
+    /// handler, a plain enqueue) keeps it to its end: from then on, waiters leaving never
+    /// cancel it.
+    var keptFor = Duration.zero
+
+    /// Whether the work is abandoned now as it was when the linger `token` began: no caller
+    /// waits, and none came since (each one takes a new identity) nor an interest that keeps
+    /// the work to its end.
+    func isStillAbandoned(since token: OperationWaiter.ID) -> Bool {
+      list.isEmpty && nextID == token && keptFor != .keptToTheEnd
+    }
+  }
+
+  /// The work lingers with no caller waiting: `token` (the identity the next caller would
+  /// get) tells whether nobody came by the time `duration` has passed.
+  struct Linger {
+    let duration: Duration
+    let token: OperationWaiter.ID
   }
 
   /// A fixed outcome.
@@ -158,9 +174,11 @@ struct OperationStateMachine {
     case deliver(Delivery, event: LifecycleEvent?)
     /// The waiter left: resume it; `cancellation` when nobody is left who wants the value,
     /// decided in the same step so that no request joins work about to be cancelled, with its
-    /// terminal `event` to publish.
+    /// terminal `event` to publish. With `linger`, nobody is left but the work is kept for a
+    /// while (``AbandonmentPolicy/linger(_:)``): arm a timer for ``lingerEnded(_:releaseIfExecuting:)``.
     /// Boxed: the largest payload, on a path taken only when a caller leaves.
-    indirect case left(OperationWaiter, cancellation: Delivery?, event: LifecycleEvent?)
+    indirect case left(
+      OperationWaiter, cancellation: Delivery?, event: LifecycleEvent?, linger: Linger?)
     /// Release the operation (its outcome was delivered before).
     case release
   }
@@ -264,13 +282,13 @@ struct OperationStateMachine {
   /// lifecycle.
   mutating func claim(
     by observer: any OperationLifecycleObserver, waiter: OperationWaiter?,
-    audience: EventAudience?
+    whenAbandoned policy: AbandonmentPolicy, audience: EventAudience?
   ) -> Action {
     let waiterCount = waiter == nil ? 0 : 1
     switch lifecycle {
     case .pending(_, claimed: false):
       var waiters = takeWaiters()
-      let id = Self.add(waiter, to: &waiters)
+      let id = Self.add(waiter, to: &waiters, whenAbandoned: policy)
       lifecycle = .pending(consume waiters, claimed: true)
       self.observer = observer
       announce(to: audience, waiterCount: waiterCount, settled: nil)
@@ -456,53 +474,83 @@ struct OperationStateMachine {
   // MARK: Waiters
 
   /// Adds a waiter to work that is still open (nil registers an interest that never leaves),
-  /// with the request's dropped operation, if any, as a follower. Cancelled or settled work is
-  /// never joined.
-  mutating func join(_ waiter: OperationWaiter?, follower: AnyObject?) -> Action {
-    register(waiter, follower: follower, publishing: true)
+  /// with the request's dropped operation, if any, as a follower; `policy` is the waiter's
+  /// for when every caller has left. Cancelled or settled work is never joined; work that
+  /// lingers is, and then waits for its callers again.
+  mutating func join(
+    _ waiter: OperationWaiter?, follower: AnyObject?, whenAbandoned policy: AbandonmentPolicy
+  ) -> Action {
+    register(waiter, follower: follower, publishing: true, whenAbandoned: policy)
   }
 
   /// Adds a waiter whatever the state; if the operation has settled, the outcome to hand it
   /// at once.
-  mutating func addWaiter(_ waiter: OperationWaiter) -> Action {
+  mutating func addWaiter(
+    _ waiter: OperationWaiter, whenAbandoned policy: AbandonmentPolicy
+  ) -> Action {
     if let outcome { return .resumeAtOnce(outcome, announces: false) }
-    return register(waiter, follower: nil, publishing: false)
+    return register(waiter, follower: nil, publishing: false, whenAbandoned: policy)
   }
 
-  /// Removes a waiter that no longer wants the value. When it was the last one and no waiter
-  /// that never leaves came, the operation is cancelled in the same step: between the two, a
-  /// request could join work that is about to be cancelled, and get its cancellation.
+  /// Removes a waiter that no longer wants the value. When it was the last caller and the
+  /// work's callers asked for nothing else (``AbandonmentPolicy/cancel``), the operation is
+  /// cancelled in the same step: between the two, a request could join work that is about to
+  /// be cancelled, and get its cancellation. Work its callers asked to keep goes on: to its
+  /// end, or lingering until ``lingerEnded(_:releaseIfExecuting:)``.
   mutating func removeWaiter(_ id: OperationWaiter.ID, releaseIfExecuting: Bool) -> Action {
     switch lifecycle {
     case .pending(_, let claimed):
       var waiters = takeWaiters()
       let waiter = waiters.list.remove(id: id)
-      guard let waiter, waiters.list.isEmpty, !waiters.keepsAlive else {
+      guard let waiter, waiters.list.isEmpty, waiters.keptFor == .zero else {
+        let linger = waiter == nil ? nil : Self.linger(of: waiters)
         lifecycle = .pending(waiters, claimed: claimed)
-        return waiter.map { .left($0, cancellation: nil, event: nil) } ?? .none
+        return waiter.map { .left($0, cancellation: nil, event: nil, linger: linger) } ?? .none
       }
       let (cancellation, event) = Self.delivery(
         of: settleBeforeStart(Settlement(.cancelled), waiters: waiters.list, claimed: claimed))
-      return .left(waiter, cancellation: cancellation, event: event)
+      return .left(waiter, cancellation: cancellation, event: event, linger: nil)
     case .executing(_, let since):
       var waiters = takeWaiters()
       let waiter = waiters.list.remove(id: id)
-      guard let waiter, waiters.list.isEmpty, !waiters.keepsAlive else {
+      guard let waiter, waiters.list.isEmpty, waiters.keptFor == .zero else {
+        let linger = waiter == nil ? nil : Self.linger(of: waiters)
         lifecycle = .executing(waiters, since: since)
-        return waiter.map { .left($0, cancellation: nil, event: nil) } ?? .none
+        return waiter.map { .left($0, cancellation: nil, event: nil, linger: linger) } ?? .none
       }
-      let settlement = Settlement(.cancelled)
-      lifecycle = releaseIfExecuting ? .released(settlement) : .stopping
       let (cancellation, event) = Self.delivery(
-        of: settle(
-          settlement, waiters: waiters.list, since: since, stopsWork: true,
-          then: releaseIfExecuting ? .release : .nothing))
-      return .left(waiter, cancellation: cancellation, event: event)
+        of: cancelAbandoned(waiters, since: since, releaseIfExecuting: releaseIfExecuting))
+      return .left(waiter, cancellation: cancellation, event: event, linger: nil)
     case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released:
       // Settled: the operation has resumed the waiter, or will.
       return .none
     case .modifying:
       preconditionFailure("a waiter left while modifying")
+    }
+  }
+
+  /// The linger that began with `token` has run out: the work is cancelled if nobody came
+  /// meanwhile, as if its last caller had just left with ``AbandonmentPolicy/cancel``.
+  mutating func lingerEnded(_ token: OperationWaiter.ID, releaseIfExecuting: Bool) -> Action {
+    switch lifecycle {
+    case .pending(_, let claimed):
+      let waiters = takeWaiters()
+      guard waiters.isStillAbandoned(since: token) else {
+        lifecycle = .pending(waiters, claimed: claimed)
+        return .none
+      }
+      return settleBeforeStart(Settlement(.cancelled), waiters: waiters.list, claimed: claimed)
+    case .executing(_, let since):
+      let waiters = takeWaiters()
+      guard waiters.isStillAbandoned(since: token) else {
+        lifecycle = .executing(waiters, since: since)
+        return .none
+      }
+      return cancelAbandoned(waiters, since: since, releaseIfExecuting: releaseIfExecuting)
+    case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released:
+      return .none
+    case .modifying:
+      preconditionFailure("a linger ended while modifying")
     }
   }
 
@@ -538,12 +586,13 @@ struct OperationStateMachine {
   /// Registers `waiter` (and `follower`) on open work, with a `joined` event if `publishing`;
   /// refused once the outcome is fixed.
   private mutating func register(
-    _ waiter: OperationWaiter?, follower: AnyObject?, publishing: Bool
+    _ waiter: OperationWaiter?, follower: AnyObject?, publishing: Bool,
+    whenAbandoned policy: AbandonmentPolicy
   ) -> Action {
     switch lifecycle {
     case .pending(_, let claimed):
       var waiters = takeWaiters()
-      let id = Self.add(waiter, to: &waiters)
+      let id = Self.add(waiter, to: &waiters, whenAbandoned: policy)
       if let follower { waiters.list.appendFollower(follower) }
       let count = waiters.list.count
       lifecycle = .pending(waiters, claimed: claimed)
@@ -551,7 +600,7 @@ struct OperationStateMachine {
       return .registered(waiterID: id, announces: false, event: event)
     case .executing(_, let since):
       var waiters = takeWaiters()
-      let id = Self.add(waiter, to: &waiters)
+      let id = Self.add(waiter, to: &waiters, whenAbandoned: policy)
       if let follower { waiters.list.appendFollower(follower) }
       let count = waiters.list.count
       lifecycle = .executing(waiters, since: since)
@@ -565,19 +614,50 @@ struct OperationStateMachine {
   }
 
   /// Registers `waiter` on open work; returns its identity (nil for a nil waiter, which only
-  /// marks an interest that never leaves).
+  /// marks an interest that never leaves). A caller that may leave adds its `policy` to the
+  /// work's; one that never leaves keeps the work to its end.
   private static func add(
-    _ waiter: OperationWaiter?, to waiters: inout Waiters
+    _ waiter: OperationWaiter?, to waiters: inout Waiters, whenAbandoned policy: AbandonmentPolicy
   ) -> OperationWaiter.ID? {
     guard let waiter else {
-      waiters.keepsAlive = true
+      waiters.keptFor = .keptToTheEnd
       return nil
     }
     let id = waiters.nextID
     waiters.list.append(waiter, id: id)
     waiters.nextID &+= 1
-    if case .untilSettled = waiter.interest { waiters.keepsAlive = true }
+    switch waiter.interest {
+    case .untilSettled:
+      waiters.keptFor = .keptToTheEnd
+    case .untilLeaving:
+      // The common policy, cancel, asks for nothing: no comparison of durations.
+      if case .cancel = policy { break }
+      let keptFor = policy.keptFor
+      if keptFor > waiters.keptFor { waiters.keptFor = keptFor }
+    case .following:
+      break
+    }
     return id
+  }
+
+  /// The linger to arm now that the last caller of `waiters` left, if the work is kept for a
+  /// while (not to its end, nor cancelled at once) and no caller waits.
+  private static func linger(of waiters: borrowing Waiters) -> Linger? {
+    guard waiters.list.isEmpty, waiters.keptFor != .keptToTheEnd, waiters.keptFor > .zero
+    else { return nil }
+    return Linger(duration: waiters.keptFor, token: waiters.nextID)
+  }
+
+  /// Cancels executing work nobody waits for any more (its waiters taken out): only followers
+  /// are left to be told.
+  private mutating func cancelAbandoned(
+    _ waiters: consuming Waiters, since: ClockInstant, releaseIfExecuting: Bool
+  ) -> Action {
+    let settlement = Settlement(.cancelled)
+    lifecycle = releaseIfExecuting ? .released(settlement) : .stopping
+    return settle(
+      settlement, waiters: waiters.list, since: since, stopsWork: true,
+      then: releaseIfExecuting ? .release : .nothing)
   }
 
   /// Starts announcing to `audience` (if any): `enqueued`, then, for an operation that settled

@@ -223,11 +223,14 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   }
 
   /// Adds a waiter; delivers at once (on its callback queue) if the operation has settled.
+  /// `policy` is the waiter's for when every caller has left (see ``AbandonmentPolicy``).
   /// Returns the waiter's identity, or nil when it was delivered at once.
   @discardableResult
   @usableFromInline
-  package final func addWaiter(_ waiter: OperationWaiter) -> OperationWaiter.ID? {
-    switch state.withLock({ $0.addWaiter(waiter) }) {
+  package final func addWaiter(
+    _ waiter: OperationWaiter, whenAbandoned policy: AbandonmentPolicy = .cancel
+  ) -> OperationWaiter.ID? {
+    switch state.withLock({ $0.addWaiter(waiter, whenAbandoned: policy) }) {
     case .registered(let id, _, _):
       return id
     case .resumeAtOnce(let outcome, _):
@@ -250,19 +253,23 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// released with its own outcome. It follows the work without being one of its callers: it
   /// neither keeps it from being cancelled nor counts as one of its waiters. Nor is it kept
   /// by it: released by everyone else by then, it has nobody left to tell.
+  ///
+  /// `policy` is the waiter's for when every caller has left (see ``AbandonmentPolicy``).
   final func join(
-    _ waiter: OperationWaiter?, follower: ConcurrentOperation<Value, Failure>? = nil
+    _ waiter: OperationWaiter?, follower: ConcurrentOperation<Value, Failure>? = nil,
+    whenAbandoned policy: AbandonmentPolicy
   ) -> (OperationStateMachine.Action, EventWakes) {
     state.withLock { state in
-      let action = state.join(waiter, follower: follower)
+      let action = state.join(waiter, follower: follower, whenAbandoned: policy)
       return (action, state.isAnnounced ? publishEvents(of: action, in: &state) : EventWakes())
     }
   }
 
   /// Removes a waiter that no longer wants the value, resumes it with `outcome` (cancellation,
   /// or the caller's own timeout), then, if nobody else wants the value, carries out the
-  /// operation's cancellation, decided with the removal so that no request joins it meanwhile.
-  /// Returns false when the operation had already taken the waiter to resume it.
+  /// operation's cancellation, decided with the removal so that no request joins it meanwhile;
+  /// or, for work its callers asked to linger, arms the timer that cancels it unless a caller
+  /// comes first. Returns false when the operation had already taken the waiter to resume it.
   @discardableResult
   @usableFromInline
   package final func removeWaiter(
@@ -272,8 +279,11 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     let (action, observer) = decide {
       $0.removeWaiter(id, releaseIfExecuting: releaseIfExecuting)
     }
-    guard case .left(let leaving, let cancellation, _) = consume action else { return false }
+    guard case .left(let leaving, let cancellation, _, let linger) = consume action else {
+      return false
+    }
     leaving.resume(with: outcome)
+    if let linger { scheduleLingerEnd(linger, on: observer) }
     guard let cancellation else { return true }
     deliver(cancellation, observer: observer)
     // What `cancel()` does after its own transition: `isCancelled` turns true.
@@ -284,9 +294,11 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// A manager claims the operation for its queue and registers its first waiter atomically.
   final func claim(
     by observer: any OperationLifecycleObserver, waiter: OperationWaiter?,
-    audience: EventAudience?
+    whenAbandoned policy: AbandonmentPolicy, audience: EventAudience?
   ) -> OperationStateMachine.Action {
-    state.withLock { $0.claim(by: observer, waiter: waiter, audience: audience) }
+    state.withLock {
+      $0.claim(by: observer, waiter: waiter, whenAbandoned: policy, audience: audience)
+    }
   }
 
   /// The manager added the operation to its queue: `enqueued` goes out, then the events
@@ -413,7 +425,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   ) -> EventWakes {
     switch action {
     case .publish(let event), .registered(_, _, let event?), .run(_, let event?),
-      .deliver(_, let event?), .left(_, _, let event?):
+      .deliver(_, let event?), .left(_, _, let event?, _):
       return publish(event, in: &state)
     case .announce(let enqueued, let later):
       var wakes = publish(enqueued, in: &state)
@@ -458,6 +470,29 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     (observer?.scheduler ?? .continuous).schedule(after: timeout) { [weak self] in
       self?.transition { $0.timeOut(error) }
     }
+  }
+
+  /// Arms the end of a linger on the manager's clock: the work is cancelled then, unless a
+  /// caller came meanwhile (the linger's token tells). The timer holds the operation weakly:
+  /// work that settled and went meanwhile has nothing left to cancel.
+  private func scheduleLingerEnd(
+    _ linger: OperationStateMachine.Linger, on observer: (any OperationLifecycleObserver)?
+  ) {
+    let token = linger.token
+    (observer?.scheduler ?? .continuous).schedule(after: linger.duration) { [weak self] in
+      self?.lingerEnded(token)
+    }
+  }
+
+  /// A linger ran out: cancels the work if nobody came since it began.
+  private func lingerEnded(_ token: OperationWaiter.ID) {
+    let releaseIfExecuting = finishesImmediatelyWhenCancelled
+    let (action, observer) = decide {
+      $0.lingerEnded(token, releaseIfExecuting: releaseIfExecuting)
+    }
+    guard case .deliver(let delivery, _) = consume action else { return }
+    deliver(delivery, observer: observer)
+    super.cancel()
   }
 
   private func scheduleStallCheck(
