@@ -107,8 +107,8 @@ extension OperationQueueManager {
   /// call whose key is in flight joins that run without building an operation, and releases its
   /// own `body` (never run) before it waits. Cancelling the calling task (or its `timeout`
   /// passing) leaves the shared run, cancelling it only when nobody else waits and no caller's
-  /// `whenAbandoned` asks to keep it. ``OperationCore/OperationQueueManager/forget(key:)``
-  /// makes the next call with `key` start a new run.
+  /// `whenAbandoned` asks to keep it. `forget(key:)` makes the next call with `key` start a
+  /// new run.
   ///
   /// - Parameters:
   ///   - key: A coalescing key; nil runs `body` on its own.

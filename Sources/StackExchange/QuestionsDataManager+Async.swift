@@ -13,15 +13,24 @@ extension QuestionsDataManager {
   /// waits for it. A task that is already cancelled gets `CancellationError` without any
   /// request being sent.
   ///
-  /// - Parameter query: What to fetch.
+  /// With `whenAbandoned: .finish`, the request completes even when every caller has left
+  /// (the server-side effect or the page is wanted anyway), and a caller that asks for the
+  /// same page meanwhile joins it; `.linger(_:)` keeps it for that long for such a caller.
+  ///
+  /// - Parameters:
+  ///   - query: What to fetch.
+  ///   - whenAbandoned: What happens to the request once every caller has left: cancelled
+  ///     (the default), completed, or kept for a while.
   /// - Returns: The page.
   /// - Throws: ``QueryError`` or ``BackoffError`` without sending anything; `NetworkingError`
   ///   when the exchange fails (an API error body arrives as `badStatus` carrying a
   ///   ``StackExchangeAPIError``); `OperationTimeoutError` past the request timeout;
   ///   `CancellationError` when cancelled.
-  public func questions(_ query: QuestionsQuery) async throws -> QuestionsPage {
+  public func questions(
+    _ query: QuestionsQuery, whenAbandoned: AbandonmentPolicy = .cancel
+  ) async throws -> QuestionsPage {
     try Task.checkCancellation()
-    let page = try await manager.perform(makeOperation(for: query))
+    let page = try await manager.perform(makeOperation(for: query), whenAbandoned: whenAbandoned)
     backoffGate.record(backoff: page.backoff, site: query.site)
     return page
   }

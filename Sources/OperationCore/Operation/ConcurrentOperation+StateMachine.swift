@@ -39,17 +39,28 @@ struct OperationStateMachine {
   struct Waiters {
     var list = WaiterList()
     var nextID: OperationWaiter.ID = 0
-    /// How long the work is kept once no caller waits (``AbandonmentPolicy/keptFor``): the
-    /// longest any of its callers asked for. An interest that never leaves (a completion
-    /// handler, a plain enqueue) keeps it to its end: from then on, waiters leaving never
-    /// cancel it.
-    var keptFor = Duration.zero
+    /// What happens once no caller waits: the policy that keeps the work longest among those
+    /// its callers asked for (``AbandonmentPolicy/keepingLonger(than:)``). An interest that
+    /// never leaves (a completion handler, a plain enqueue) makes it `finish`: from then on,
+    /// waiters leaving never cancel the work.
+    var whenAbandoned = AbandonmentPolicy.cancel
+
+    /// Whether the last caller leaving cancels the work in the same step.
+    var cancelsWhenAbandoned: Bool {
+      switch whenAbandoned {
+      case .cancel: true
+      case .finish: false
+      case .linger(let duration): duration <= .zero
+      }
+    }
 
     /// Whether the work is abandoned now as it was when the linger `token` began: no caller
     /// waits, and none came since (each one takes a new identity) nor an interest that keeps
     /// the work to its end.
     func isStillAbandoned(since token: OperationWaiter.ID) -> Bool {
-      list.isEmpty && nextID == token && keptFor != .keptToTheEnd
+      guard list.isEmpty, nextID == token else { return false }
+      if case .finish = whenAbandoned { return false }
+      return true
     }
   }
 
@@ -502,7 +513,7 @@ struct OperationStateMachine {
     case .pending(_, let claimed):
       var waiters = takeWaiters()
       let waiter = waiters.list.remove(id: id)
-      guard let waiter, waiters.list.isEmpty, waiters.keptFor == .zero else {
+      guard let waiter, waiters.list.isEmpty, waiters.cancelsWhenAbandoned else {
         let linger = waiter == nil ? nil : Self.linger(of: waiters)
         lifecycle = .pending(waiters, claimed: claimed)
         return waiter.map { .left($0, cancellation: nil, event: nil, linger: linger) } ?? .none
@@ -513,7 +524,7 @@ struct OperationStateMachine {
     case .executing(_, let since):
       var waiters = takeWaiters()
       let waiter = waiters.list.remove(id: id)
-      guard let waiter, waiters.list.isEmpty, waiters.keptFor == .zero else {
+      guard let waiter, waiters.list.isEmpty, waiters.cancelsWhenAbandoned else {
         let linger = waiter == nil ? nil : Self.linger(of: waiters)
         lifecycle = .executing(waiters, since: since)
         return waiter.map { .left($0, cancellation: nil, event: nil, linger: linger) } ?? .none
@@ -620,7 +631,7 @@ struct OperationStateMachine {
     _ waiter: OperationWaiter?, to waiters: inout Waiters, whenAbandoned policy: AbandonmentPolicy
   ) -> OperationWaiter.ID? {
     guard let waiter else {
-      waiters.keptFor = .keptToTheEnd
+      waiters.whenAbandoned = .finish
       return nil
     }
     let id = waiters.nextID
@@ -628,12 +639,11 @@ struct OperationStateMachine {
     waiters.nextID &+= 1
     switch waiter.interest {
     case .untilSettled:
-      waiters.keptFor = .keptToTheEnd
+      waiters.whenAbandoned = .finish
     case .untilLeaving:
-      // The common policy, cancel, asks for nothing: no comparison of durations.
+      // The common policy, cancel, asks for nothing.
       if case .cancel = policy { break }
-      let keptFor = policy.keptFor
-      if keptFor > waiters.keptFor { waiters.keptFor = keptFor }
+      waiters.whenAbandoned = policy.keepingLonger(than: waiters.whenAbandoned)
     case .following:
       break
     }
@@ -643,9 +653,10 @@ struct OperationStateMachine {
   /// The linger to arm now that the last caller of `waiters` left, if the work is kept for a
   /// while (not to its end, nor cancelled at once) and no caller waits.
   private static func linger(of waiters: borrowing Waiters) -> Linger? {
-    guard waiters.list.isEmpty, waiters.keptFor != .keptToTheEnd, waiters.keptFor > .zero
-    else { return nil }
-    return Linger(duration: waiters.keptFor, token: waiters.nextID)
+    guard waiters.list.isEmpty, let duration = waiters.whenAbandoned.lingerDuration else {
+      return nil
+    }
+    return Linger(duration: duration, token: waiters.nextID)
   }
 
   /// Cancels executing work nobody waits for any more (its waiters taken out): only followers

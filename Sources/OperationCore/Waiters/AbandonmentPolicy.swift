@@ -29,20 +29,20 @@ public enum AbandonmentPolicy: Sendable, Hashable {
   /// ``cancel``.
   case linger(Duration)
 
-  /// How long the work is kept once no caller waits: zero cancels it at once, and
-  /// ``Duration/keptToTheEnd`` lets it run to its end. One value, so the strongest of two
-  /// policies is the longer of the two.
-  package var keptFor: Duration {
-    switch self {
-    case .cancel: .zero
-    case .finish: .keptToTheEnd
-    case .linger(let duration): min(max(duration, .zero), .century)
+  /// The policy that keeps work at least as long as both `self` and `other` do: ``finish``
+  /// over ``linger(_:)`` over ``cancel``, and of two lingers the longer.
+  package func keepingLonger(than other: AbandonmentPolicy) -> AbandonmentPolicy {
+    switch (self, other) {
+    case (.finish, _), (_, .cancel): self
+    case (_, .finish), (.cancel, _): other
+    case (.linger(let mine), .linger(let theirs)): mine >= theirs ? self : other
     }
   }
-}
 
-extension Duration {
-  /// How long work whose policy is ``AbandonmentPolicy/finish`` is kept with nobody waiting:
-  /// longer than any linger, so the strongest policy is the longest time.
-  package static var keptToTheEnd: Duration { .seconds(Int64.max) }
+  /// How long abandoned work lingers before it is cancelled: nil for work that is cancelled at
+  /// once (``cancel``, or a linger of zero or less) and for work kept to its end.
+  package var lingerDuration: Duration? {
+    guard case .linger(let duration) = self, duration > .zero else { return nil }
+    return duration
+  }
 }
