@@ -186,7 +186,8 @@ struct OperationStateMachine {
     /// The waiter left: resume it; `cancellation` when nobody is left who wants the value,
     /// decided in the same step so that no request joins work about to be cancelled, with its
     /// terminal `event` to publish. With `linger`, nobody is left but the work is kept for a
-    /// while (``AbandonmentPolicy/linger(_:)``): arm a timer for ``lingerEnded(_:releaseIfExecuting:)``.
+    /// while (``AbandonmentPolicy/linger(_:)``): arm a timer for
+    /// ``lingerEnded(_:releaseIfExecuting:)``.
     /// Boxed: the largest payload, on a path taken only when a caller leaves.
     indirect case left(
       OperationWaiter, cancellation: Delivery?, event: LifecycleEvent?, linger: Linger?)
