@@ -199,6 +199,10 @@ struct OperationStateMachine {
   private var announcement = Announcement.silent
   /// Configuration, not state: how long the operation may execute.
   var timeout: Duration?
+  /// The scheduler entry of the linger under way, once armed; the next caller disarms it.
+  /// Beside the lifecycle rather than with its waiters, which every await moves: it is read
+  /// only when a caller joins open work.
+  private var lingerTimer: UInt64?
   /// The manager that claimed the operation; nil before.
   weak var observer: (any OperationLifecycleObserver)?
 
@@ -541,6 +545,29 @@ struct OperationStateMachine {
     }
   }
 
+  /// The timer of the linger that began with `token` is armed as `entry`: kept, for the next
+  /// caller to disarm, while the linger is still under way. Returns false when a caller came
+  /// (or the work settled) meanwhile: the timer is stale, to be taken out of the scheduler.
+  mutating func lingerArmed(_ entry: UInt64, token: OperationWaiter.ID) -> Bool {
+    let underWay: Bool
+    switch lifecycle {
+    case .pending(_, let claimed):
+      let waiters = takeWaiters()
+      underWay = waiters.isStillAbandoned(since: token)
+      lifecycle = .pending(waiters, claimed: claimed)
+    case .executing(_, let since):
+      let waiters = takeWaiters()
+      underWay = waiters.isStillAbandoned(since: token)
+      lifecycle = .executing(waiters, since: since)
+    case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released:
+      underWay = false
+    case .modifying:
+      preconditionFailure("a linger was armed while modifying")
+    }
+    if underWay { lingerTimer = entry }
+    return underWay
+  }
+
   /// The linger that began with `token` has run out: the work is cancelled if nobody came
   /// meanwhile, as if its last caller had just left with ``AbandonmentPolicy/cancel``.
   mutating func lingerEnded(_ token: OperationWaiter.ID, releaseIfExecuting: Bool) -> Action {
@@ -605,6 +632,7 @@ struct OperationStateMachine {
     case .pending(_, let claimed):
       var waiters = takeWaiters()
       let id = Self.add(waiter, to: &waiters, whenAbandoned: policy)
+      if lingerTimer != nil { disarmLinger() }
       if let follower { waiters.list.appendFollower(follower) }
       let count = waiters.list.count
       lifecycle = .pending(waiters, claimed: claimed)
@@ -613,6 +641,7 @@ struct OperationStateMachine {
     case .executing(_, let since):
       var waiters = takeWaiters()
       let id = Self.add(waiter, to: &waiters, whenAbandoned: policy)
+      if lingerTimer != nil { disarmLinger() }
       if let follower { waiters.list.appendFollower(follower) }
       let count = waiters.list.count
       lifecycle = .executing(waiters, since: since)
@@ -649,6 +678,14 @@ struct OperationStateMachine {
       break
     }
     return id
+  }
+
+  /// A caller came to lingering work: its timer is taken out of the manager's scheduler (whose
+  /// lock is a leaf, as when the clock is read for an event's duration).
+  private mutating func disarmLinger() {
+    guard let entry = lingerTimer else { return }
+    lingerTimer = nil
+    (observer?.scheduler ?? .continuous).cancel(entry)
   }
 
   /// The linger to arm now that the last caller of `waiters` left, if the work is kept for a

@@ -473,15 +473,18 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   }
 
   /// Arms the end of a linger on the manager's clock: the work is cancelled then, unless a
-  /// caller came meanwhile (the linger's token tells). The timer holds the operation weakly:
+  /// caller came meanwhile. The entry is recorded for that caller to disarm; one a caller beat
+  /// (the linger's token tells) is taken out at once. The timer holds the operation weakly:
   /// work that settled and went meanwhile has nothing left to cancel.
   private func scheduleLingerEnd(
     _ linger: OperationStateMachine.Linger, on observer: (any OperationLifecycleObserver)?
   ) {
     let token = linger.token
-    (observer?.scheduler ?? .continuous).schedule(after: linger.duration) { [weak self] in
+    let scheduler = observer?.scheduler ?? .continuous
+    let entry = scheduler.schedule(after: linger.duration) { [weak self] in
       self?.lingerEnded(token)
     }
+    if !state.withLock({ $0.lingerArmed(entry, token: token) }) { scheduler.cancel(entry) }
   }
 
   /// A linger ran out: cancels the work if nobody came since it began.

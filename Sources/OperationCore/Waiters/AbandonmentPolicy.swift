@@ -24,9 +24,9 @@ public enum AbandonmentPolicy: Sendable, Hashable {
   /// goes to nobody.
   case finish
   /// The work keeps running for the given time after its last caller left, on its manager's
-  /// clock: a request for its key arriving meanwhile joins it (and the work waits for its
-  /// callers again); if none does, the work is cancelled then. A duration of zero or less is
-  /// ``cancel``.
+  /// clock: a request for its key arriving meanwhile joins it, disarming the linger's timer
+  /// (the work waits for its callers again); if none does, the work is cancelled then. A
+  /// duration of zero or less is ``cancel``.
   case linger(Duration)
 
   /// The policy that keeps work at least as long as both `self` and `other` do: ``finish``

@@ -199,6 +199,7 @@ import Testing
     let late = ManualOperation(key: 11)
     let arriving = Task { try await manager.perform(late) }
     #expect(await log.wait { $0.kind == .joined })
+    #expect(clock.pendingCount == 0, "the linger's timer is still armed after the join")
     clock.advance(by: .seconds(2))
     #expect(!work.isCancelled, "the linger cancelled work a caller had joined")
     work.release(11)
@@ -222,9 +223,10 @@ import Testing
     // asked for, so it lingers again once this one leaves.
     let second = Task { try await manager.perform(ManualOperation(key: 12)) }
     #expect(await log.wait { $0.kind == .joined })
+    #expect(clock.pendingCount == 0, "the first linger's timer is still armed after the join")
     second.cancel()
     await expectCancellation(of: second, within: .testTimeout)
-    #expect(await clock.waitForTimers(2))
+    #expect(await clock.waitForTimers(1))
     clock.advance(by: .seconds(4))
     #expect(!work.isCancelled, "the first linger's timer cancelled the second linger")
     clock.advance(by: .seconds(1))
