@@ -1,5 +1,6 @@
 import AsyncBridge
 import FixtureServer
+import OperationBridgeTesting
 import OperationCore
 import TestSupport
 import Testing
@@ -8,11 +9,11 @@ import Testing
 
 @Suite struct QuestionsDataManagerBackoffTests {
   @Test func laterCallsDuringABackoffFailFastWithoutARequest() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let harness = try DataManagerHarness(fixture: StackExchangeFixture(backoff: 30), clock: clock)
 
     let first = success(of: await asyncResult(harness.dataManager, stackOverflow))
-    clock.advance(by: .seconds(10))
+    await clock.advance(by: .seconds(10))
     let asyncError = failure(of: await asyncResult(harness.dataManager, stackOverflow))
     let handlerError = failure(
       of: await handlerResult(harness.dataManager, QuestionsQuery(site: "StackOverflow")))
@@ -40,15 +41,15 @@ import Testing
   }
 
   @Test func callsGoThroughAgainOnceTheBackoffHasExpired() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let fixture = StackExchangeFixture(backoff: 2)
     let harness = try DataManagerHarness(fixture: fixture, clock: clock)
 
     _ = success(of: await asyncResult(harness.dataManager, stackOverflow))
     fixture.backoff = nil
-    clock.advance(by: .milliseconds(1_999))
+    await clock.advance(by: .milliseconds(1_999))
     let tooEarly = failure(of: await asyncResult(harness.dataManager, stackOverflow))
-    clock.advance(by: .milliseconds(1))
+    await clock.advance(by: .milliseconds(1))
     let onTime = success(of: await asyncResult(harness.dataManager, stackOverflow))
 
     #expect(
@@ -88,7 +89,7 @@ import Testing
   }
 
   @Test func aShorterLaterBackoffDoesNotShortenALongerOne() {
-    let clock = ManualClock()
+    let clock = TestClock()
     let gate = BackoffGate(scheduler: .on(clock))
 
     gate.record(backoff: 60, site: "stackoverflow")
@@ -111,7 +112,7 @@ import Testing
   /// `maxBackoffWait` of `.seconds(Int64.max)`) is waited a century at a time, the gate waiting
   /// again while it lasts: Dispatch's deadlines trap past `Int64.max` seconds.
   @Test func aWaitLastsACenturyAtMost() {
-    let scheduler = Scheduler.on(ManualClock())
+    let scheduler = Scheduler.on(TestClock())
     let now = scheduler.now
     let endless = Duration.seconds(Int64.max) + .seconds(Int64.max)
     let longest = scheduler.schedule(after: endless) {}
