@@ -62,7 +62,9 @@ public final class TestClock: Clock, SchedulerDrivingClock, @unchecked Sendable 
     try await scheduler.sleep(until: ClockInstant(sinceOrigin: deadline.offset))
   }
 
-  /// Moves the clock forward by `duration`, firing every timer due by then.
+  /// Moves the clock forward by `duration`, firing every timer due by then. A duration of
+  /// zero (or less) leaves the clock where it is and fires what is due now, such as a deadline
+  /// of zero.
   ///
   /// When it returns:
   /// - Every timer on this clock due at or before the new time has fired, in due order (ties
