@@ -71,14 +71,17 @@ public final class TestClock: Clock, SchedulerDrivingClock, @unchecked Sendable 
   ///   in the order they were set), the clock standing at each one's instant while it fires;
   ///   a timer set by one of them that falls due by the new time has fired too.
   /// - What those timers do inside the layer has happened, on this thread, before the return:
-  ///   an operation that timed out has settled, and every awaiting caller has been resumed with
-  ///   `OperationTimeoutError` and every completion handler without a callback queue has
-  ///   returned (one with a callback queue has been handed to it); a caller whose deadline
-  ///   passed has left and been resumed; a stall has been reported to the manager's event
-  ///   subscribers; a `NetworkingOperation` whose retry wait (its `RetryPolicy`'s delay or the
-  ///   server's `Retry-After`) ended has created and resumed its next attempt's data task; a
-  ///   page sequence whose `backoff` ended has had its next page's request admitted by the
-  ///   manager (it counts among the key's callers).
+  ///   - an operation that timed out has settled: every awaiting caller has been resumed with
+  ///     `OperationTimeoutError`, every completion handler without a callback queue has
+  ///     returned, and one with a callback queue has been handed to that queue;
+  ///   - a caller whose deadline passed has left and been resumed (and the work, if nobody
+  ///     else waits for it, has been cancelled);
+  ///   - a stall report has been published to the manager's event subscribers (a stream's
+  ///     consumer reads it when its task runs);
+  ///   - a `NetworkingOperation` whose retry wait ended (its `RetryPolicy`'s delay, or the
+  ///     server's `Retry-After`) has created and resumed its next attempt's data task;
+  ///   - a page sequence whose `backoff` ended has had its next page's request admitted by the
+  ///     manager (it counts among the key's callers).
   /// - The clock reads the new time.
   ///
   /// What it cannot promise is work that runs elsewhere afterwards: the code after an `await`
@@ -90,6 +93,9 @@ public final class TestClock: Clock, SchedulerDrivingClock, @unchecked Sendable 
   /// ``OperationCore/OperationQueueManager/waitUntilIdle(within:)``) or the test's own signal.
   /// A timer is only fired if it was set before the clock passed its instant: wait with
   /// ``waitUntilTimers(_:within:)`` until the work under test has set its timers.
+  ///
+  /// Advance from one task at a time: two advances at once each fire what they find due, but
+  /// neither waits for the timers the other is firing.
   ///
   /// Asynchronous only so that a test awaits it like the work it drives; it never suspends to
   /// wait for anything, and it never reads the real clock.
@@ -109,6 +115,9 @@ public final class TestClock: Clock, SchedulerDrivingClock, @unchecked Sendable 
 
   /// How many timers are set on this clock and have not fired: operation timeouts, stall
   /// checks, callers' deadlines, retry waits, page backoffs and ``sleep(until:tolerance:)``s.
+  /// An operation's timeout and stall check may stay set after it finished, until the clock
+  /// passes their instant (they then do nothing): count them when a test runs several
+  /// operations.
   public var pendingTimers: Int {
     schedulers.reduce(0) { $0 + $1.pendingCount }
   }

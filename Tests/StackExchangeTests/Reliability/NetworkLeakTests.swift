@@ -137,14 +137,18 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(60)
   }
 
   private static func runDataManagerCall(_ ending: Ending) async throws -> DataManagerSurvivors {
+    let clock = TestClock()
     let harness = try DataManagerHarness(
-      requestTimeout: ending == .timeout ? .milliseconds(200) : .seconds(10),
-      responder: responder(for: ending))
+      requestTimeout: .seconds(10), clock: clock, responder: responder(for: ending))
     let dataManager = harness.dataManager
     let caller = Task { try await dataManager.questions(stackOverflow) }
     if ending == .cancellation {
       #expect(await harness.server.waitForRequests(1, timeout: .seconds(30)))
       caller.cancel()
+    }
+    if ending == .timeout {
+      try await clock.waitUntilTimers(1)
+      await clock.advance(by: .seconds(10))
     }
     let result = await completing { await caller.result }
     switch ending {
