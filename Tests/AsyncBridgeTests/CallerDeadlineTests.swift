@@ -8,10 +8,10 @@ import Testing
 /// A caller's own deadline (`perform(_:timeout:)`, `run(key:timeout:_:)`, `value(timeout:)`):
 /// at the deadline that caller leaves with `OperationTimeoutError` (scope `.caller`), exactly
 /// like a cancelled waiter; the shared work goes on for the others and is cancelled only when
-/// the last waiter has left. Deadlines run on a manual clock: each test advances it once the
+/// the last waiter has left. Deadlines run on a test clock: each test advances it once the
 /// callers have registered them.
 @Suite struct CallerDeadlineTests {
-  /// A caller's deadline; only the manual clock ever reaches it.
+  /// A caller's deadline; only the test clock ever reaches it.
   static let deadline = Duration.milliseconds(50)
 
   @Test func aDeadlineLeavesOnlyThatCallerWhileTheQueueIsSuspended() async throws {

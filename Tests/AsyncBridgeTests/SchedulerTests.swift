@@ -4,7 +4,7 @@ import OperationCore
 import TestSupport
 import Testing
 
-/// The manager's scheduler, driven by a manual clock: entries fire in the order they are due,
+/// The manager's scheduler, driven by a test clock: entries fire in the order they are due,
 /// an entry taken out never fires, and a caller that gets its outcome first leaves no deadline
 /// behind.
 @Suite struct SchedulerTests {

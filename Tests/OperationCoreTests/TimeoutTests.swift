@@ -4,7 +4,7 @@ import OperationCore
 import TestSupport
 import Testing
 
-/// An operation's own timeout, on its manager's clock: a manual clock here, advanced once the
+/// An operation's own timeout, on its manager's clock: a test clock here, advanced once the
 /// operation has started and armed it.
 @Suite struct TimeoutTests {
   @Test func hungOperationTimesOutWithADistinctError() async throws {

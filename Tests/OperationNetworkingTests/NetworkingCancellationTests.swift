@@ -105,7 +105,7 @@ import Testing
 
   @Test func operationTimeoutReportsTimeoutAndCancelsTheDataTask() async throws {
     defer { server.stop() }
-    // The timeout runs on a manual clock: it falls due only once the request reached the server.
+    // The timeout runs on a test clock: it falls due only once the request reached the server.
     let clock = TestClock()
     let manager = OperationQueueManager(name: "networking-timeout", clock: clock)
     let operation = operation("/hang")

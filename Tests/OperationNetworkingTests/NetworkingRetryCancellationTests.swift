@@ -134,7 +134,7 @@ import Testing
 
   @Test func operationTimeoutEndsTheWait() async throws {
     defer { server.stop() }
-    // The timeout runs on a manual clock: it falls due only once the first attempt has failed.
+    // The timeout runs on a test clock: it falls due only once the first attempt has failed.
     let clock = TestClock()
     let manager = OperationQueueManager(name: "networking-retry-timeout", clock: clock)
     let operation = operation()

@@ -165,7 +165,7 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
     let consumer = Task { await collect(harness.dataManager.pages(tenPerPage, maxPages: 5)) }
     try await clock.waitUntilTimers(1)
     consumer.cancel()
-    // The manual clock never reaches the deadline: only cancellation can end the wait.
+    // The test clock never reaches the deadline: only cancellation can end the wait.
     let outcome = await completing(within: .seconds(30)) { await consumer.value }
     let sleeperGone = await eventually(within: .seconds(30)) { clock.pendingTimers == 0 }
 
