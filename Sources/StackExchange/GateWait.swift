@@ -3,8 +3,8 @@ import OperationCore
 
 /// One task waiting for a ``BackoffGate`` to open: its continuation and the scheduler entry
 /// that ends the wait, met with the task's cancellation under one lock, so exactly one of them
-/// resumes it. The entry's action admits the request itself (``BackoffGate/whenOpen(site:longest:_:)``),
-/// or waits again for a backoff recorded meanwhile.
+/// resumes it. The entry's action admits the request itself (see
+/// ``BackoffGate/whenOpen(site:longest:_:)``), or waits again for a backoff recorded meanwhile.
 final class GateWait<Request: Sendable>: Sendable {
   typealias Continuation = CheckedContinuation<(request: Request, waited: Duration), any Error>
 
