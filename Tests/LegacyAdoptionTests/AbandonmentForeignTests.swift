@@ -1,5 +1,6 @@
 import AsyncBridge
 import Foundation
+import OperationBridgeTesting
 import OperationCore
 import TestSupport
 import Testing
@@ -10,7 +11,7 @@ import Testing
   static let key = "questions/stackoverflow/1"
 
   @Test func aLateCallerWithinTheLingerJoinsTheForeignWork() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "abandon.foreign.linger", clock: clock)
     let log = EventLog(manager)
     let service = ManualQuestionService()
@@ -21,12 +22,12 @@ import Testing
     #expect(await service.firstRequest.wait())
     leaving.cancel()
     await expectCancellation(of: leaving, within: .testTimeout)
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: .seconds(3))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .seconds(3))
     let second = FetchTitlesOperation(site: "s", service: service)
     let late = Task { try await manager.perform(second, coalescingKey: Self.key) }
     #expect(await log.wait { $0.kind == .joined })
-    clock.advance(by: .seconds(5))
+    await clock.advance(by: .seconds(5))
     #expect(!first.isCancelled, "the linger cancelled foreign work a caller had joined")
     service.answer(.success(["kept"]))
     #expect(await value(of: late) == ["kept"])
@@ -35,7 +36,7 @@ import Testing
   }
 
   @Test func lingeringForeignWorkIsCancelledWhenNobodyCame() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "abandon.foreign.expire", clock: clock)
     let service = ManualQuestionService()
     let fetch = FetchTitlesOperation(site: "s", service: service)
@@ -45,8 +46,8 @@ import Testing
     #expect(await service.firstRequest.wait())
     leaving.cancel()
     await expectCancellation(of: leaving, within: .testTimeout)
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: .seconds(5))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .seconds(5))
     #expect(await eventually { fetch.isCancelled })
     #expect(await becomesIdle(manager, within: .testTimeout))
   }

@@ -1,5 +1,6 @@
 import AsyncBridge
 import Foundation
+import OperationBridgeTesting
 import OperationCore
 import TestSupport
 import Testing
@@ -36,7 +37,7 @@ import Testing
   }
 
   @Test func aLingeringRunIsCancelledWhenNobodyCame() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "abandon.run.linger", clock: clock)
     let entered = Gate()
     let stopped = Gate()
@@ -55,10 +56,10 @@ import Testing
     #expect(await entered.wait())
     leaving.cancel()
     await expectCancellation(of: leaving, within: .testTimeout)
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: .seconds(4))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .seconds(4))
     #expect(!stopped.isOpen)
-    clock.advance(by: .seconds(1))
+    await clock.advance(by: .seconds(1))
     #expect(await stopped.wait(), "the closure's task was not cancelled at the end of the linger")
     #expect(await becomesIdle(manager, within: .testTimeout))
   }

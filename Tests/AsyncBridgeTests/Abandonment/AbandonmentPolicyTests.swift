@@ -1,5 +1,6 @@
 import AsyncBridge
 import Foundation
+import OperationBridgeTesting
 import OperationCore
 import TestSupport
 import Testing
@@ -112,7 +113,7 @@ import Testing
   }
 
   @Test func theOperationsOwnTimeoutStillEndsWorkKeptToItsEnd() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "abandon.finish.timeout", clock: clock)
     let work = ManualOperation(key: 7)
     work.timeout = .seconds(3)
@@ -120,22 +121,22 @@ import Testing
     #expect(await work.started.wait())
     caller.cancel()
     await expectCancellation(of: caller, within: .testTimeout)
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: .seconds(3))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .seconds(3))
     #expect(work.result.map { ($0.failure as? OperationTimeoutError)?.scope } == .operation)
     #expect(await becomesIdle(manager, within: .testTimeout))
   }
 
   @Test func aDeadlineFirstThenThePolicy() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "abandon.finish.deadline", clock: clock)
     let work = ManualOperation(key: 8)
     let caller = Task {
       try await manager.perform(work, timeout: .seconds(2), whenAbandoned: .finish)
     }
     #expect(await work.started.wait())
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: .seconds(2))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .seconds(2))
     let outcome = try #require(await result(of: caller, within: .testTimeout))
     #expect((outcome.failure as? OperationTimeoutError)?.scope == .caller)
     #expect(!work.isCancelled, "the caller's deadline cancelled work it asked to finish")
@@ -163,7 +164,7 @@ import Testing
   // MARK: .linger
 
   @Test func lingeringWorkIsCancelledWhenNobodyCameOnTheManagersClock() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "abandon.linger.expire", clock: clock)
     let invariants = EventInvariants(manager)
     let work = ManualOperation(key: 10)
@@ -172,10 +173,10 @@ import Testing
     #expect(await work.started.wait())
     caller.cancel()
     await expectCancellation(of: caller, within: .testTimeout)
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: Self.linger - .milliseconds(1))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: Self.linger - .milliseconds(1))
     #expect(!work.isCancelled, "cancelled before its linger ran out")
-    clock.advance(by: .milliseconds(1))
+    await clock.advance(by: .milliseconds(1))
     #expect(work.isCancelled)
     #expect(work.cancelHookCallCount == 1)
     #expect(manager.inFlightOperation(for: try #require(work.coalescingKey)) == nil)
@@ -184,7 +185,7 @@ import Testing
   }
 
   @Test func aRequestWithinTheLingerJoinsAndDisarmsIt() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "abandon.linger.join", clock: clock)
     let log = EventLog(manager)
     let work = ManualOperation(key: 11)
@@ -194,13 +195,13 @@ import Testing
     #expect(await work.started.wait())
     leaving.cancel()
     await expectCancellation(of: leaving, within: .testTimeout)
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: .seconds(4))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .seconds(4))
     let late = ManualOperation(key: 11)
     let arriving = Task { try await manager.perform(late) }
     #expect(await log.wait { $0.kind == .joined })
-    #expect(clock.pendingCount == 0, "the linger's timer is still armed after the join")
-    clock.advance(by: .seconds(2))
+    #expect(clock.pendingTimers == 0, "the linger's timer is still armed after the join")
+    await clock.advance(by: .seconds(2))
     #expect(!work.isCancelled, "the linger cancelled work a caller had joined")
     work.release(11)
     await expectValue(11, from: arriving, within: .testTimeout)
@@ -209,7 +210,7 @@ import Testing
   }
 
   @Test func theLingerStartsAgainWhenALateCallerLeavesToo() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "abandon.linger.again", clock: clock)
     let log = EventLog(manager)
     let work = ManualOperation(key: 12)
@@ -217,25 +218,25 @@ import Testing
     #expect(await work.started.wait())
     first.cancel()
     await expectCancellation(of: first, within: .testTimeout)
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: .seconds(3))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .seconds(3))
     // A late caller with the default policy: the work's policy is the strongest its callers
     // asked for, so it lingers again once this one leaves.
     let second = Task { try await manager.perform(ManualOperation(key: 12)) }
     #expect(await log.wait { $0.kind == .joined })
-    #expect(clock.pendingCount == 0, "the first linger's timer is still armed after the join")
+    #expect(clock.pendingTimers == 0, "the first linger's timer is still armed after the join")
     second.cancel()
     await expectCancellation(of: second, within: .testTimeout)
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: .seconds(4))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .seconds(4))
     #expect(!work.isCancelled, "the first linger's timer cancelled the second linger")
-    clock.advance(by: .seconds(1))
+    await clock.advance(by: .seconds(1))
     #expect(work.isCancelled)
     #expect(await becomesIdle(manager, within: .testTimeout))
   }
 
   @Test func lingeringPendingWorkIsCancelledUnrunAndReleasedWhenItsQueueStartsIt() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "abandon.linger.pending", clock: clock)
     manager.isSuspended = true
     let work = ManualOperation(key: 13)
@@ -243,8 +244,8 @@ import Testing
     #expect(await eventually { work.isClaimed })
     caller.cancel()
     await expectCancellation(of: caller, within: .testTimeout)
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: Self.linger)
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: Self.linger)
     #expect(work.isCancelled)
     manager.isSuspended = false
     #expect(await becomesIdle(manager, within: .testTimeout))
@@ -271,7 +272,7 @@ import Testing
   }
 
   @Test func theLongerOfTwoLingersCounts() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "abandon.mixed.linger", clock: clock)
     let log = EventLog(manager)
     let work = ManualOperation(key: 15)
@@ -285,10 +286,10 @@ import Testing
     await expectCancellation(of: long, within: .testTimeout)
     short.cancel()
     await expectCancellation(of: short, within: .testTimeout)
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: .seconds(7))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .seconds(7))
     #expect(!work.isCancelled)
-    clock.advance(by: .seconds(1))
+    await clock.advance(by: .seconds(1))
     #expect(work.isCancelled)
     #expect(await becomesIdle(manager, within: .testTimeout))
   }
@@ -312,7 +313,7 @@ import Testing
   }
 
   @Test func aCompletionHandlerNeverLeavesWhateverTheAwaitingCallersPolicy() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "abandon.mixed.handler", clock: clock)
     let log = EventLog(manager)
     let work = ManualOperation(key: 17)
@@ -324,9 +325,9 @@ import Testing
     #expect(await log.wait { $0.kind == .joined })
     caller.cancel()
     await expectCancellation(of: caller, within: .testTimeout)
-    clock.advance(by: .seconds(10))
+    await clock.advance(by: .seconds(10))
     #expect(!work.isCancelled)
-    #expect(clock.pendingCount == 0, "a linger was armed while a completion handler waited")
+    #expect(clock.pendingTimers == 0, "a linger was armed while a completion handler waited")
     work.release(17)
     #expect(await handler.wait(forCount: 1))
     #expect(try handler.values.first?.get() == 17)

@@ -2,6 +2,7 @@ import AsyncBridge
 import Dispatch
 import Foundation
 import LockedValue
+import OperationBridgeTesting
 import OperationCore
 import TestSupport
 import Testing
@@ -40,7 +41,7 @@ import Testing
 
   private static func round(seed: UInt64, round: Int) async -> [String] {
     var rng = SeededGenerator(seed: seed ^ (UInt64(round) &* 0xA24B_AED4_963E_E407))
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(
       name: "stress.abandon", maxConcurrentOperationCount: Int.random(in: 1...3, using: &rng),
       clock: clock)
@@ -96,7 +97,14 @@ import Testing
           case 81..<89:
             manager.forget(key: key)
           case 89..<96:
-            clock.advance(by: .milliseconds(draw % 4 + 1))
+            // A lane is a thread of its own: it waits for the advance, which fires the
+            // lingers due by then on a task.
+            let advanced = DispatchSemaphore(value: 0)
+            Task {
+              await clock.advance(by: .milliseconds(draw % 4 + 1))
+              advanced.signal()
+            }
+            advanced.wait()
           default:
             usleep(UInt32(draw % 50))
           }
@@ -110,7 +118,7 @@ import Testing
       problems.append("the lanes did not end")
     }
     // Clean-up: every linger runs out, every operation still open ends with its key.
-    clock.advance(by: .seconds(60))
+    await clock.advance(by: .seconds(60))
     for operation in operations.withLock({ $0 }) { operation.release(operation.key ?? -1) }
     for caller in callers.withLock({ $0 }) {
       guard let outcome = await result(of: caller.task, within: .testTimeout) else {
