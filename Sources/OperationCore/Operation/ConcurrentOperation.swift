@@ -36,6 +36,9 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   private let state = Locked(OperationStateMachine())
   /// Whether a dependency was ever added: only then is there any to detach at the finish.
   private let gainedDependency = Atomic(false)
+  /// The operation's progress, made on the first report or the first observer: an operation
+  /// that has neither pays one nil check when it settles.
+  let progressHub = AtomicLazyReference<ProgressHub>()
 
   /// The key identical requests share, namespaced by this operation's class and value type;
   /// nil when the operation never coalesces.
@@ -371,6 +374,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     _ delivery: OperationStateMachine.Delivery, observer: (any OperationLifecycleObserver)?
   ) {
     if coalescingKey != nil { observer?.operationDidSettle(self, key: coalescingKey) }
+    progressHub.load()?.close()
     delivery.waiters.resumeAll(with: delivery.outcome)
     delivery.waiters.forEachFollower { follower in
       // Only a `ConcurrentOperation<Value, Failure>` follows this one (see `join`).
