@@ -1,3 +1,5 @@
+import Synchronization
+
 extension ConcurrentOperation {
   /// Reports how far the work has come, from any thread: every caller observing the operation
   /// (through `onProgress`) is handed the value, coalesced callers alike.
@@ -15,7 +17,9 @@ extension ConcurrentOperation {
   }
 
   /// The newest progress reported; nil before the first report.
-  public final var currentProgress: OperationProgress? { progressHub.load()?.current }
+  public final var currentProgress: OperationProgress? {
+    progressHub.load(ordering: .acquiring)?.takeUnretainedValue().current
+  }
 
   /// Adds `observer` to the operation's progress: it is handed the current value at once, if
   /// there is one, then every later one until its caller has the outcome.
@@ -23,8 +27,17 @@ extension ConcurrentOperation {
     makeProgressHub().add(observer)
   }
 
-  /// The operation's progress hub, made if it has none yet.
+  /// The operation's progress hub, made if it has none yet. The first one stored wins; the
+  /// operation keeps it until it goes.
   private func makeProgressHub() -> ProgressHub {
-    progressHub.load() ?? progressHub.storeIfNil(ProgressHub())
+    if let hub = progressHub.load(ordering: .acquiring) { return hub.takeUnretainedValue() }
+    let made = Unmanaged.passRetained(ProgressHub())
+    let (stored, original) = progressHub.compareExchange(
+      expected: nil, desired: made, ordering: .acquiringAndReleasing)
+    if stored { return made.takeUnretainedValue() }
+    // Another thread stored one first (a non-nil value, since the exchange failed).
+    made.release()
+    guard let original else { preconditionFailure("a failed exchange found no hub") }
+    return original.takeUnretainedValue()
   }
 }
