@@ -41,8 +41,8 @@ extension OperationQueueManager {
   }
 
   /// Enqueues `operation`, or joins an identical one in flight, and returns its value, with
-  /// typed failures, handing `onProgress` the progress of the work as it goes (see the untyped
-  /// ``perform(_:priority:timeout:onProgress:)-1nwg1``).
+  /// typed failures, handing `onProgress` the progress of the work as it goes, as the untyped
+  /// overload does.
   ///
   /// - Parameters:
   ///   - operation: The work, coalesced by its key.
