@@ -167,11 +167,18 @@ private func fixtureResponse(
   }
 
   @Test func requestTimeoutFailsTheCallAndAbandonsTheRequest() async throws {
+    // The timeout runs on a manual clock: it falls due only once the request reached the server.
+    let clock = ManualClock()
     let harness = try DataManagerHarness(
-      fixture: StackExchangeFixture(latency: .seconds(60)), requestTimeout: .milliseconds(300))
+      requestTimeout: .milliseconds(300), clock: clock,
+      responder: StackExchangeFixture(latency: .seconds(60)).respond(to:))
+    let call = Task { await asyncResult(harness.dataManager, stackOverflow) }
+    #expect(await harness.server.waitForRequests(1, timeout: .seconds(30)))
+    #expect(await clock.waitForTimers(1))
 
-    let error = failure(of: await asyncResult(harness.dataManager, stackOverflow))
+    clock.advance(by: .milliseconds(300))
 
+    let error = failure(of: await call.value)
     #expect(error is OperationTimeoutError, "got \(String(describing: error))")
     #expect(await harness.server.waitForAbandonedResponses(1, timeout: .seconds(30)))
   }
