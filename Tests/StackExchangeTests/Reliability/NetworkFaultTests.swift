@@ -2,6 +2,7 @@ import AsyncBridge
 import Dispatch
 import FixtureServer
 import Foundation
+import OperationBridgeTesting
 import OperationCore
 import OperationNetworking
 import TestSupport
@@ -79,7 +80,7 @@ private func expectTransportFailure(
   /// the server, however slowly the machine runs.
   private func meet(
     session: URLSession = testSession, requestTimeout: Duration? = .seconds(60),
-    clock: ManualClock? = nil,
+    clock: TestClock? = nil,
     _ responder: @escaping @Sendable (FixtureRequest) -> FixtureResponse
   ) async throws -> FaultRun {
     let harness =
@@ -104,8 +105,8 @@ private func expectTransportFailure(
     }
     if let clock, let requestTimeout {
       #expect(await harness.server.waitForRequests(3, timeout: .seconds(30)))
-      #expect(await clock.waitForTimers(3))
-      clock.advance(by: requestTimeout)
+      try await clock.waitUntilTimers(3)
+      await clock.advance(by: requestTimeout)
     }
     let results = await [awaited, handled, direct]
     return FaultRun(harness: harness, events: events, operation: operation, results: results)
@@ -124,7 +125,7 @@ private func expectTransportFailure(
   @Test func slowDripPastTheRequestTimeoutIsATimeoutAndClosesTheConnection() async throws {
     // Data keeps arriving (the session's idle timeout never fires), too slowly to end within
     // the data manager's request timeout.
-    let run = try await meet(requestTimeout: .milliseconds(500), clock: ManualClock()) { request in
+    let run = try await meet(requestTimeout: .milliseconds(500), clock: TestClock()) { request in
       var response = StackExchangeFixture().respond(to: request)
       response.fault = .slowDrip(interval: .milliseconds(50))
       return response
