@@ -21,16 +21,28 @@ extension QuestionsDataManager {
   ///   - query: What to fetch.
   ///   - whenAbandoned: What happens to the request once every caller has left: cancelled
   ///     (the default), completed, or kept for a while.
+  ///   - onProgress: Called with the request's progress (bytes of the page received, against
+  ///     its announced length when the response is not compressed), shared with every caller
+  ///     of the same request: serially, newest value first, never after this call returned.
+  ///     Nil (the default) observes nothing.
   /// - Returns: The page.
   /// - Throws: ``QueryError`` or ``BackoffError`` without sending anything; `NetworkingError`
   ///   when the exchange fails (an API error body arrives as `badStatus` carrying a
   ///   ``StackExchangeAPIError``); `OperationTimeoutError` past the request timeout;
   ///   `CancellationError` when cancelled.
   public func questions(
-    _ query: QuestionsQuery, whenAbandoned: AbandonmentPolicy = .cancel
+    _ query: QuestionsQuery, whenAbandoned: AbandonmentPolicy = .cancel,
+    onProgress: (@Sendable (OperationProgress) -> Void)? = nil
   ) async throws -> QuestionsPage {
     try Task.checkCancellation()
-    let page = try await manager.perform(makeOperation(for: query), whenAbandoned: whenAbandoned)
+    let operation = try makeOperation(for: query)
+    let page =
+      if let onProgress {
+        try await manager.perform(
+          operation, whenAbandoned: whenAbandoned, onProgress: onProgress)
+      } else {
+        try await manager.perform(operation, whenAbandoned: whenAbandoned)
+      }
     backoffGate.record(backoff: page.backoff, site: query.site)
     return page
   }

@@ -6,6 +6,7 @@ enum Subcommand: String, CaseIterable, Sendable {
   case questions
   case coalesce
   case cancel
+  case progress
   case bench
   case help
 }
@@ -24,6 +25,8 @@ enum Invocation: Equatable {
   case coalesce(CoalesceOptions)
   /// Cancel a fetch mid-request.
   case cancel(CancelOptions)
+  /// Two callers follow the progress of one slow request.
+  case progress(ProgressOptions)
   /// Run the benchmarks.
   case bench(BenchOptions)
 }
@@ -61,6 +64,14 @@ struct CancelOptions: Equatable {
   /// Whether the caller asks for the request to complete after it left (`--keep`), and a
   /// second caller then joins it.
   var keep = false
+}
+
+/// Options of `bridge-demo progress`.
+struct ProgressOptions: Equatable {
+  /// Where to send the request; nil starts the embedded server, which sends the page slowly.
+  var baseURL: URL?
+  /// Print one JSON object instead of text, and no progress bar.
+  var json = false
 }
 
 /// Options of `bridge-demo bench`.
