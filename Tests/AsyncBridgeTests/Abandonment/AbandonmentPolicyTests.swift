@@ -52,6 +52,21 @@ import Testing
     #expect(log.events(.finished(.success), of: work).first?.waiterCount == 0)
   }
 
+  @Test func aCallerObservingProgressKeepsWorkItAskedToFinish() async throws {
+    let manager = OperationQueueManager(name: "abandon.finish.progress")
+    let work = ManualOperation(key: 18)
+    let caller = Task {
+      try await manager.perform(work, whenAbandoned: .finish, onProgress: { _ in })
+    }
+    #expect(await work.started.wait())
+    caller.cancel()
+    await expectCancellation(of: caller, within: .testTimeout)
+    #expect(!work.isCancelled)
+    work.release(18)
+    #expect(await becomesIdle(manager, within: .testTimeout))
+    #expect(work.result.flatMap { try? $0.get() } == 18)
+  }
+
   @Test func finishRunsPendingWorkOnceTheQueueStartsIt() async throws {
     let manager = OperationQueueManager(name: "abandon.finish.pending")
     manager.isSuspended = true
