@@ -1,6 +1,7 @@
 import AsyncBridge
 import Foundation
 import LockedValue
+import OperationBridgeTesting
 import OperationCore
 import TestSupport
 import Testing
@@ -306,8 +307,8 @@ import Testing
     await expectValue(ann, from: task)
   }
 
-  @Test func aCallersDeadlineLeavesTheWorkToTheOthers() async {
-    let clock = ManualClock()
+  @Test func aCallersDeadlineLeavesTheWorkToTheOthers() async throws {
+    let clock = TestClock()
     let manager = OperationQueueManager(clock: clock)
     let factory = UserFetchFactory()
     let patient = Task { try await manager.perform(coalescingKey: "user/7") { factory.make($0) } }
@@ -315,8 +316,8 @@ import Testing
     let hurried = Task {
       try await manager.perform(coalescingKey: "user/7", timeout: .seconds(5)) { factory.make($0) }
     }
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: .seconds(5))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .seconds(5))
     #expect(await error(of: hurried) is OperationTimeoutError)
     factory.service.answer(.success(ann))
     await expectValue(ann, from: patient)
