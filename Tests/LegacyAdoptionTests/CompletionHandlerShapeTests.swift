@@ -307,6 +307,23 @@ import Testing
     await expectValue(ann, from: task)
   }
 
+  @Test func aHigherPriorityRequestStartsFirst() async {
+    let manager = OperationQueueManager(maxConcurrentOperationCount: 1)
+    manager.isSuspended = true
+    let early = UserFetchFactory()
+    let urgent = UserFetchFactory()
+    let results = Recorder<Result<LegacyUser, any Error>>()
+    manager.enqueue(priority: .veryLow, { early.make($0) }) { results.record($0) }
+    manager.enqueue(priority: .veryHigh, { urgent.make($0) }) { results.record($0) }
+    manager.isSuspended = false
+    #expect(await eventually { urgent.service.requestCount == 1 })
+    #expect(early.service.requestCount == 0)  // Width 1: it waits for the urgent one.
+    urgent.service.answer(.success(ann))
+    #expect(await eventually { early.service.requestCount == 1 })
+    early.service.answer(.success(ann))
+    #expect(await results.wait(forCount: 2))
+  }
+
   @Test func aCallersDeadlineLeavesTheWorkToTheOthers() async throws {
     let clock = TestClock()
     let manager = OperationQueueManager(clock: clock)
