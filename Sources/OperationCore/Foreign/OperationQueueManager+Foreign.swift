@@ -52,12 +52,7 @@ extension OperationQueueManager {
   ///   - operation: The work.
   ///   - coalescingKey: Joins work of the same class and key; nil joins only the same instance.
   ///   - priority: The queue priority; nil keeps the operation's own.
-  ///   - callbackQueue: Where to call `completion`. Nil calls it on the thread that settles the
-  ///     work: a thread of the bridge's private finish-signal queue, which notices the operation
-  ///     report `isFinished` (or the thread that started an operation that finished inside
-  ///     `start()`, if that thread sees it first); the calling thread, before this returns, for
-  ///     an operation that had already finished; the cancelling thread when the work is
-  ///     cancelled (`cancelAllOperations()`).
+  ///   - callbackQueue: Where to call `completion`, as for the plain `enqueue`.
   ///   - completion: Called exactly once; an outcome of nil arrives as
   ///     ``ForeignOperationError/noOutcome(operationName:)`` (`CancellationError` if cancelled).
   /// - Returns: The operation doing the work: `operation`, or the one in flight it joined.
