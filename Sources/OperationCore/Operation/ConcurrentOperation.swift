@@ -36,6 +36,11 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   private let state = Locked(OperationStateMachine())
   /// Whether a dependency was ever added: only then is there any to detach at the finish.
   private let gainedDependency = Atomic(false)
+  /// The operation's progress, made on the first report or the first observer and kept (one
+  /// retain, given back in `deinit`) until the operation goes: an operation that has neither
+  /// pays one nil check when it settles. An `Atomic` of a concrete type, whose operations are
+  /// inlined: `AtomicLazyReference`'s `load` is a generic call that looks up metadata.
+  let progressHub = Atomic<Unmanaged<ProgressHub>?>(nil)
 
   /// The key identical requests share, namespaced by this operation's class and value type;
   /// nil when the operation never coalesces.
@@ -54,6 +59,11 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   public init(coalescingKey: some Hashable & Sendable) {
     self.coalescingKey = CoalescingKey(for: Self.self, base: coalescingKey)
     super.init()
+  }
+
+  // The progress hub's retain, taken when it was made (see `progressHub`).
+  deinit {
+    progressHub.load(ordering: .acquiring)?.release()
   }
 
   // MARK: Operation
@@ -381,6 +391,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     hookOnOwnQueue: Bool = false
   ) {
     if coalescingKey != nil { observer?.operationDidSettle(self, key: coalescingKey) }
+    progressHub.load(ordering: .acquiring)?.takeUnretainedValue().close()
     delivery.waiters.resumeAll(with: delivery.outcome)
     delivery.waiters.forEachFollower { follower in
       // Only a `ConcurrentOperation<Value, Failure>` follows this one (see `join`).
