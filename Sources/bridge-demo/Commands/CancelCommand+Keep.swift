@@ -8,7 +8,7 @@ import StackExchange
 extension CancelCommand {
   /// How long the embedded server holds the response: long enough for the second caller to
   /// find the request in flight, a moment after the first one left, on a loaded machine too.
-  private static let keptLatency: Duration = .seconds(2)
+  private static let keptLatency: Duration = .seconds(3)
 
   /// How long after the first caller left the second one asks for the same page.
   static let secondCallerDelay: Duration = .milliseconds(100)
