@@ -124,8 +124,9 @@ extension OperationQueueManager {
   ) -> SuspensionPoint {
     let body = consume body
     // Joining needs only the key: no operation is built for a call that would drop it.
-    return SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
-      let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
+    return SuspensionPoint.register(timeout: timeout, on: { scheduler }) {
+      waiter, taskPriority in
+      let priority = priority ?? Operation.QueuePriority(taskPriority)
       let admission =
         join(
           CoalescingKey(for: AsyncOperation<Value>.self, base: key),
@@ -158,9 +159,10 @@ extension OperationQueueManager {
     timeout: Duration?
   ) -> SuspensionPoint {
     var request = Optional(consume operation)
-    return SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
+    return SuspensionPoint.register(timeout: timeout, on: { scheduler }) {
+      waiter, taskPriority in
       guard let operation = request.take() else { preconditionFailure("registered twice") }
-      let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
+      let priority = priority ?? Operation.QueuePriority(taskPriority)
       let admission = admit(operation, waiter: waiter, priority: priority)
       return admission.waiterID.map { (admission.operation, $0) }
     }

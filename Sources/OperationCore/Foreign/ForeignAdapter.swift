@@ -83,6 +83,17 @@ package final class ForeignAdapter<Output: Sendable>: ConcurrentOperation<Output
     if foreign.isFinished { settle(erased: readOutcome()) }
   }
 
+  /// The adapter's priority changed with its callers: the foreign operation gets it as its
+  /// `queuePriority`, so work that reads its own priority (to prioritise a download, say) sees
+  /// it. Only for an adapter a manager claimed: one that waits for an operation run elsewhere
+  /// never changes it.
+  package override func priorityDidChange(
+    to priority: Operation.QueuePriority, whileExecuting: Bool
+  ) {
+    guard isClaimed else { return }
+    callForeign { $0.queuePriority = priority }
+  }
+
   /// The last waiter left, or the manager cancelled everything: so is the foreign operation.
   package override func operationWasCancelled() {
     callForeign { $0.cancel() }
