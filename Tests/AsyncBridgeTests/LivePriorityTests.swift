@@ -177,6 +177,29 @@ import Testing
     #expect(await becomesIdle(manager))
   }
 
+  @Test func workWithAQualityOfServiceIsReorderedToo() async throws {
+    let manager = suspendedManager("priority.qos")
+    let log = EventLog(manager)
+    let older = ManualOperation(key: 1)
+    let later = ManualOperation(key: 2)
+    later.qualityOfService = .utility
+    let olderTask = Task { try await manager.perform(older, priority: .normal) }
+    #expect(await log.wait(for: .enqueued, of: older))
+    let laterTask = Task { try await manager.perform(later, priority: .normal) }
+    #expect(await log.wait(for: .enqueued, of: later))
+    let urgent = Task { try await manager.perform(ManualOperation(key: 2), priority: .high) }
+    #expect(await log.wait(for: .joined, of: later))
+
+    manager.isSuspended = false
+    #expect(await later.started.wait())
+    #expect(older.mainCalls.value == 0)
+    later.release(2)
+    older.release(1)
+    await expectValue(1, from: olderTask)
+    await expectValue(2, from: laterTask)
+    await expectValue(2, from: urgent)
+  }
+
   @Test func anAsyncOperationsTaskIsEscalatedWhenAnUrgentCallerJoinsWhileItRuns() async throws {
     let manager = OperationQueueManager(name: "priority.run")
     let log = EventLog(manager)

@@ -338,15 +338,17 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// Sets the queue priority of an operation being claimed, before any joiner can see it:
   /// nothing can race with it, so it takes no lock, and an unchanged priority costs nothing.
-  /// One with a quality of service gets it set all the same: on a width-1 queue,
-  /// swift-corelibs-foundation cannot move an operation with a quality of service and no
-  /// priority of its own when its priority changes later (docs/PLATFORM-NOTES.md).
   final func setInitialPriority(_ priority: Operation.QueuePriority) {
-    if queuePriority != priority {
-      queuePriority = priority
-    } else if qualityOfService != .default {
-      queuePriority = priority
-    }
+    if queuePriority != priority { queuePriority = priority }
+  }
+
+  /// The quality of service, as `Operation`'s. Setting one also sets the queue priority the
+  /// operation has (even an unchanged one): on a width-1 queue, swift-corelibs-foundation
+  /// cannot move an operation with a quality of service and no priority of its own when its
+  /// priority changes later (docs/PLATFORM-NOTES.md), and the priority of shared work changes
+  /// with its callers.
+  open override var qualityOfService: QualityOfService {
+    didSet { queuePriority = queuePriority }
   }
 
   /// Raises the operation's queue priority to at least `priority`, for as long as it is open:
