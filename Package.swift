@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "OperationNetworking", targets: ["OperationNetworking"]),
     .library(name: "AsyncBridge", targets: ["AsyncBridge"]),
     .library(name: "StackExchange", targets: ["StackExchange"]),
+    .library(name: "OperationBridgeTesting", targets: ["OperationBridgeTesting"]),
     .executable(name: "bridge-demo", targets: ["bridge-demo"]),
   ],
   targets: [
@@ -19,6 +20,8 @@ let package = Package(
     .target(
       name: "StackExchange",
       dependencies: ["OperationCore", "OperationNetworking", "AsyncBridge", "LockedValue"]),
+    .target(
+      name: "OperationBridgeTesting", dependencies: ["OperationCore", "AsyncBridge", "LockedValue"]),
     .target(
       name: "FixtureServer", dependencies: ["LockedValue"],
       resources: [.embedInCode("StackExchange/Resources/questions.json")]),
@@ -41,25 +44,36 @@ let package = Package(
       path: "Tests/TestSupport"),
     .testTarget(
       name: "OperationCoreTests",
-      dependencies: ["OperationCore", "AsyncBridge", "TestSupport", "FixtureServer", "LockedValue"]),
-    .testTarget(
-      name: "OperationNetworkingTests",
       dependencies: [
-        "OperationNetworking", "OperationCore", "AsyncBridge", "TestSupport", "FixtureServer",
+        "OperationCore", "AsyncBridge", "OperationBridgeTesting", "TestSupport", "FixtureServer",
         "LockedValue",
       ]),
     .testTarget(
+      name: "OperationNetworkingTests",
+      dependencies: [
+        "OperationNetworking", "OperationCore", "AsyncBridge", "OperationBridgeTesting",
+        "TestSupport", "FixtureServer", "LockedValue",
+      ]),
+    .testTarget(
       name: "AsyncBridgeTests",
-      dependencies: ["AsyncBridge", "OperationCore", "TestSupport", "LockedValue"]),
+      dependencies: [
+        "AsyncBridge", "OperationCore", "OperationBridgeTesting", "TestSupport", "LockedValue",
+      ]),
     .testTarget(
       name: "StackExchangeTests",
       dependencies: [
         "StackExchange", "OperationCore", "OperationNetworking", "AsyncBridge", "FixtureServer",
-        "TestSupport", "LockedValue",
+        "OperationBridgeTesting", "TestSupport", "LockedValue",
       ]
     ),
     .testTarget(
       name: "FixtureServerTests", dependencies: ["FixtureServer", "TestSupport", "LockedValue"]),
+    .testTarget(
+      name: "OperationBridgeTestingTests",
+      dependencies: [
+        "OperationBridgeTesting", "OperationCore", "OperationNetworking", "AsyncBridge",
+        "StackExchange", "FixtureServer",
+      ]),
     .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "TestSupport"]),
     .testTarget(
       name: "LegacyAdoptionTests",

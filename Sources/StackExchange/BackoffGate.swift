@@ -4,14 +4,15 @@ import OperationCore
 /// Remembers, per site, until when the API asked not to call `/questions` again.
 ///
 /// Single calls ask ``checkCall(site:)`` and fail fast; a page sequence asks
-/// ``waitUntilOpen(site:longest:)`` and waits. Both read the same deadlines, so a backoff one of
+/// ``whenOpen(site:longest:_:)`` and waits. Both read the same deadlines, so a backoff one of
 /// them received holds for the other. Time is the clock of the data manager's queue manager,
 /// and waits are entries of that manager's scheduler: a test that advances the clock by hand
 /// ends them.
 final class BackoffGate: Sendable {
   // State lives in `deadlines`, guarded by its lock; `scheduler` is immutable.
   private let deadlines = Locked<[String: ClockInstant]>([:])
-  private let scheduler: Scheduler
+  /// The clock the deadlines are read on; the waits are its entries.
+  let scheduler: Scheduler
 
   /// Creates a gate on `scheduler`'s clock.
   init(scheduler: Scheduler) {
@@ -38,26 +39,53 @@ final class BackoffGate: Sendable {
     }
   }
 
-  /// Waits until no backoff for `site` is pending, including one recorded while waiting, as
-  /// long as none has more than `longest` left.
+  /// Runs `admit` once no backoff for `site` is pending, including one recorded while waiting,
+  /// as long as none has more than `longest` left: at once on the calling task when none is
+  /// pending, otherwise in the scheduler entry that ends the wait, on the thread that fires it
+  /// (the one advancing a test clock, before its advance returns), so the request is admitted
+  /// the moment the wait ends rather than whenever the waiting task runs again.
   ///
-  /// - Returns: How long it waited; zero when no backoff was pending.
-  /// - Throws: ``BackoffError`` with the time left, without waiting further, when a pending
-  ///   backoff has more than `longest` left; `CancellationError` at once when the task is
-  ///   cancelled while waiting.
-  func waitUntilOpen(site: String, longest: Duration) async throws -> Duration {
+  /// - Returns: What `admit` returned, and how long the wait lasted (zero when none was
+  ///   pending).
+  /// - Throws: What `admit` throws; ``BackoffError`` with the time left, without waiting
+  ///   further, when a pending backoff has more than `longest` left; `CancellationError` at
+  ///   once when the task is cancelled while waiting (`admit` then never runs).
+  func whenOpen<Request: Sendable>(
+    site: String, longest: Duration, _ admit: @escaping @Sendable () throws -> Request
+  ) async throws -> (request: Request, waited: Duration) {
     let start = scheduler.now
-    var waited = false
-    while true {
-      let now = scheduler.now
-      guard let deadline = pendingDeadline(site: site, now: now) else { break }
-      guard deadline - now <= longest else {
-        throw BackoffError(site: site, retryAfter: deadline - now)
+    switch opening(site: site, longest: longest) {
+    case .open: return (try admit(), .zero)
+    case .tooLong(let error): throw error
+    case .closed(let deadline):
+      let wait = GateWait(gate: self, site: site, longest: longest, since: start, admit: admit)
+      return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { wait.attach($0, until: deadline) }
+      } onCancel: {
+        wait.cancel()
       }
-      waited = true
-      try await scheduler.sleep(until: deadline)
     }
-    return waited ? scheduler.now - start : .zero
+  }
+
+  /// Whether `site` is open now, closed until a deadline within `longest`, or closed for
+  /// longer.
+  func opening(site: String, longest: Duration) -> Opening {
+    let now = scheduler.now
+    guard let deadline = pendingDeadline(site: site, now: now) else { return .open }
+    guard deadline - now <= longest else {
+      return .tooLong(BackoffError(site: site, retryAfter: deadline - now))
+    }
+    return .closed(until: deadline)
+  }
+
+  /// What ``opening(site:longest:)`` finds.
+  enum Opening {
+    /// No backoff is pending.
+    case open
+    /// A backoff is pending until `until`, no more than the longest wait away.
+    case closed(until: ClockInstant)
+    /// A backoff is pending for longer than the longest wait.
+    case tooLong(BackoffError)
   }
 
   /// The end of `site`'s backoff, or nil when none is pending at `now` (an expired one is

@@ -25,4 +25,14 @@ extension QuestionsDataManager {
     backoffGate.record(backoff: page.backoff, site: query.site)
     return page
   }
+
+  /// Admits the request for `query` now, for the calling task (of priority `priority`) to
+  /// await later, as ``questions(_:)`` would have; the page's `backoff` is not recorded here.
+  ///
+  /// - Throws: ``QueryError`` or ``BackoffError`` without sending anything.
+  func admitRequest(
+    for query: QuestionsQuery, priority: TaskPriority
+  ) throws -> AdmittedRequest<QuestionsPage> {
+    manager.admitRequest(try makeOperation(for: query), priority: priority)
+  }
 }

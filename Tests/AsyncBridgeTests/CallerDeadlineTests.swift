@@ -1,5 +1,6 @@
 import AsyncBridge
 import Foundation
+import OperationBridgeTesting
 import OperationCore
 import TestSupport
 import Testing
@@ -7,14 +8,14 @@ import Testing
 /// A caller's own deadline (`perform(_:timeout:)`, `run(key:timeout:_:)`, `value(timeout:)`):
 /// at the deadline that caller leaves with `OperationTimeoutError` (scope `.caller`), exactly
 /// like a cancelled waiter; the shared work goes on for the others and is cancelled only when
-/// the last waiter has left. Deadlines run on a manual clock: each test advances it once the
+/// the last waiter has left. Deadlines run on a test clock: each test advances it once the
 /// callers have registered them.
 @Suite struct CallerDeadlineTests {
-  /// A caller's deadline; only the manual clock ever reaches it.
+  /// A caller's deadline; only the test clock ever reaches it.
   static let deadline = Duration.milliseconds(50)
 
   @Test func aDeadlineLeavesOnlyThatCallerWhileTheQueueIsSuspended() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "deadline.one", clock: clock)
     manager.isSuspended = true
     let log = EventLog(manager)
@@ -24,8 +25,8 @@ import Testing
     let hurried = Task {
       try await manager.perform(ManualOperation(key: 1), timeout: Self.deadline)
     }
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: Self.deadline)
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: Self.deadline)
     let outcome = try #require(await result(of: hurried, within: .seconds(30)))
     let error = try #require(outcome.failure as? OperationTimeoutError, "got \(outcome)")
     #expect(error.scope == .caller)
@@ -37,13 +38,13 @@ import Testing
   }
 
   @Test func theLastWaitersDeadlineCancelsTheOperation() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "deadline.last", clock: clock)
     manager.isSuspended = true
     let operation = ManualOperation(key: 2)
     let task = Task { try await manager.perform(operation, timeout: Self.deadline) }
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: Self.deadline)
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: Self.deadline)
     let outcome = try #require(await result(of: task, within: .seconds(30)))
     #expect((outcome.failure as? OperationTimeoutError)?.scope == .caller)
     // The leaving caller is resumed first, then the operation it leaves is cancelled.
@@ -54,7 +55,7 @@ import Testing
   }
 
   @Test func aCompletionHandlerKeepsTheWorkAliveAfterADeadline() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "deadline.handler", clock: clock)
     let operation = ManualOperation(key: 3)
     let handler = Recorder<Result<Int, any Error>>()
@@ -62,8 +63,8 @@ import Testing
     #expect(await operation.started.wait(timeout: .seconds(30)))
     // An operation's caller waits on the clock of the manager that claimed it.
     let task = Task { try await operation.value(timeout: Self.deadline) }
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: Self.deadline)
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: Self.deadline)
     let outcome = try #require(await result(of: task, within: .seconds(30)))
     #expect((outcome.failure as? OperationTimeoutError)?.scope == .caller)
     #expect(!operation.isCancelled)
@@ -73,7 +74,7 @@ import Testing
   }
 
   @Test func aTypedCallerGetsItsOwnTimeoutCase() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "deadline.typed", clock: clock)
     manager.isSuspended = true
     let operation = TestOperation<TestFailure>(key: 4)
@@ -85,14 +86,14 @@ import Testing
         return error
       }
     }
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: Self.deadline)
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: Self.deadline)
     #expect(await value(of: task, within: .seconds(30)) == .timedOut(Self.deadline))
     manager.isSuspended = false
   }
 
   @Test func runTakesADeadlineAndCancelsItsClosure() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "deadline.run", clock: clock)
     let entered = Gate()
     let stopped = Gate()
@@ -108,8 +109,8 @@ import Testing
         return 1
       }
     }
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: Self.deadline)
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: Self.deadline)
     let outcome = try #require(await result(of: task, within: .seconds(30)))
     #expect((outcome.failure as? OperationTimeoutError)?.scope == .caller)
     #expect(await entered.wait(timeout: .seconds(30)))
@@ -119,7 +120,7 @@ import Testing
   }
 
   @Test func aValueBeforeTheDeadlineStandsAndTheDeadlineDoesNothingLater() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "deadline.early", clock: clock)
     let operation = ManualOperation(key: 5, ending: .returning(5))
     let value = try await withDeadline(.seconds(30)) {
@@ -127,8 +128,8 @@ import Testing
     }
     #expect(value == 5)
     // Past the deadline: the caller took its deadline out, and nothing fires.
-    #expect(clock.pendingCount == 0)
-    clock.advance(by: .milliseconds(40))
+    #expect(clock.pendingTimers == 0)
+    await clock.advance(by: .milliseconds(40))
     #expect(!operation.isCancelled)
     #expect(operation.result.map { try? $0.get() } == 5)
   }
@@ -136,7 +137,7 @@ import Testing
   /// The operation's own `timeout` is a different limit: it fails every waiter, with scope
   /// `.operation`, and stops the work.
   @Test func theOperationsOwnTimeoutFailsEveryWaiter() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "deadline.own", clock: clock)
     // Suspended until the second caller has joined, so both wait on the one that times out.
     manager.isSuspended = true
@@ -149,8 +150,8 @@ import Testing
     #expect(await log.wait { $0.kind == .joined })
     manager.isSuspended = false
     // The operation's timeout is armed when it starts.
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: .milliseconds(30))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .milliseconds(30))
     for task in [first, second] {
       let outcome = try #require(await result(of: task, within: .seconds(30)))
       #expect((outcome.failure as? OperationTimeoutError)?.scope == .operation)
@@ -178,7 +179,7 @@ import Testing
   /// leaves with the caller's timeout, and the process gains no thread per deadline (they are
   /// entries of the manager's scheduler, not sleeping threads).
   @Test func tenThousandDeadlinesHoldNoThreadEach() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "deadline.many", clock: clock)
     manager.isSuspended = true
     let log = EventLog(manager)
@@ -198,8 +199,8 @@ import Testing
       }
     }
     let threadsMeanwhile = Self.threadCount()
-    #expect(await clock.waitForTimers(callers))
-    clock.advance(by: .milliseconds(200))
+    try await clock.waitUntilTimers(callers)
+    await clock.advance(by: .milliseconds(200))
     #expect(await timedOut.wait(untilAtLeast: callers, timeout: .seconds(30)))
     for task in tasks { _ = await result(of: task, within: .seconds(30)) }
     #expect(

@@ -1,5 +1,6 @@
 import AsyncBridge
 import Foundation
+import OperationBridgeTesting
 import OperationCore
 import TestSupport
 import Testing
@@ -84,14 +85,14 @@ import Testing
   }
 
   @Test func timeoutYieldsFinishedTimedOut() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "events.timedOut", clock: clock)
     let log = EventLog(manager)
     let operation = ManualOperation(key: 1)
     operation.timeout = .milliseconds(50)
     let task = Task { try await manager.perform(operation) }
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: .milliseconds(50))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .milliseconds(50))
     let outcome = await result(of: task)
     #expect(throws: OperationTimeoutError.self) { try outcome?.get() }
     #expect(await log.wait(for: .finished(.timedOut), of: operation))
@@ -102,7 +103,7 @@ import Testing
   }
 
   @Test func longRunningOperationYieldsStalled() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "events.stalled", clock: clock)
     manager.stallThreshold = .milliseconds(50)
     let log = EventLog(manager)
@@ -112,8 +113,8 @@ import Testing
     #expect(try await withDeadline { try await manager.perform(quick) } == 2)
     // Both stall checks are armed (each operation's at its start); only the running one's
     // finds it still executing.
-    #expect(await clock.waitForTimers(2))
-    clock.advance(by: .milliseconds(50))
+    try await clock.waitUntilTimers(2)
+    await clock.advance(by: .milliseconds(50))
     #expect(await log.wait(for: .stalled, of: operation))
     #expect(log.events(.stalled, of: operation).first?.duration == .milliseconds(50))
     operation.release(1)
@@ -124,7 +125,7 @@ import Testing
   }
 
   @Test func clearedStallThresholdStopsStalledEvents() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "events.stall-cleared", clock: clock)
     manager.stallThreshold = .milliseconds(5)
     manager.stallThreshold = nil
@@ -133,8 +134,8 @@ import Testing
     let task = Task { try await manager.perform(operation) }
     #expect(await operation.started.wait())
     // Ten times the cleared threshold: a stall check scheduled at the start would have run.
-    #expect(clock.pendingCount == 0)
-    clock.advance(by: .milliseconds(50))
+    #expect(clock.pendingTimers == 0)
+    await clock.advance(by: .milliseconds(50))
     operation.release(1)
     await expectValue(1, from: task)
     #expect(await log.flush(manager))

@@ -1,5 +1,6 @@
 import AsyncBridge
 import Foundation
+import OperationBridgeTesting
 import OperationCore
 import TestSupport
 import Testing
@@ -41,9 +42,13 @@ import Testing
     #expect(try handler.values.first?.get() == Data([7]))
     #expect(FetchAvatar.downloads.value == 1, "one download for every caller")
 
+    let clock = TestClock()
+    let timed = OperationQueueManager(name: "avatars.timed", clock: clock)
     let quick = Task {
-      try await manager.perform(ReadmeSlowOperation(), timeout: .milliseconds(50))
+      try await timed.perform(ReadmeSlowOperation(), timeout: .seconds(2))
     }
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .seconds(2))
     let outcome = try #require(await result(of: quick, within: .seconds(30)))
     guard case .failure(let error as OperationTimeoutError) = outcome else {
       Issue.record("expected the caller's timeout, got \(outcome)")

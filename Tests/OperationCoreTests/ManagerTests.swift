@@ -1,4 +1,5 @@
 import Foundation
+import OperationBridgeTesting
 import OperationCore
 import TestSupport
 import Testing
@@ -91,7 +92,7 @@ import Testing
   }
 
   @Test func stallThresholdOnSlowWorkDoesNotDisturbIt() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "manager.stall", clock: clock)
     manager.stallThreshold = .milliseconds(10)
     #expect(manager.stallThreshold == .milliseconds(10))
@@ -101,8 +102,8 @@ import Testing
     manager.enqueue(slow) { results.record($0) }
     manager.enqueue(fast) { results.record($0) }
     #expect(await slow.started.wait())
-    #expect(await clock.waitForTimers(2))
-    clock.advance(by: .milliseconds(50))  // past the threshold: the stall check runs
+    try await clock.waitUntilTimers(2)
+    await clock.advance(by: .milliseconds(50))  // past the threshold: the stall check runs
 
     #expect(slow.isExecuting)
     #expect(!slow.isCancelled)

@@ -1,23 +1,24 @@
 import Foundation
+import OperationBridgeTesting
 import OperationCore
 import TestSupport
 import Testing
 
-/// An operation's own timeout, on its manager's clock: a manual clock here, advanced once the
+/// An operation's own timeout, on its manager's clock: a test clock here, advanced once the
 /// operation has started and armed it.
 @Suite struct TimeoutTests {
   @Test func hungOperationTimesOutWithADistinctError() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "timeout.hung", clock: clock)
     let results = ResultRecorder()
     let operation = ManualOperation()
     operation.name = "Hung"
     operation.timeout = .milliseconds(40)
     manager.enqueue(operation) { results.record($0) }
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: .milliseconds(39))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .milliseconds(39))
     #expect(results.count == 0)
-    clock.advance(by: .milliseconds(1))
+    await clock.advance(by: .milliseconds(1))
 
     #expect(await results.wait(forCount: 1))
     let failure = try #require(results.values.first?.failure)
@@ -38,7 +39,7 @@ import Testing
   }
 
   @Test func timeoutFreesTheSlotForTheNextOperation() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(
       name: "timeout.slot", maxConcurrentOperationCount: 1, clock: clock)
     let hung = ManualOperation()
@@ -47,8 +48,8 @@ import Testing
     let results = ResultRecorder()
     manager.enqueue(hung) { results.record($0) }
     manager.enqueue(next) { results.record($0) }
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: .milliseconds(40))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .milliseconds(40))
 
     #expect(await results.wait(forCount: 2))
     #expect(results.values.first?.failure is OperationTimeoutError)
@@ -57,7 +58,7 @@ import Testing
   }
 
   @Test func timeoutFreesTheSlotEvenWhenCancellationKeepsIt() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(
       name: "timeout.keepSlot", maxConcurrentOperationCount: 1, clock: clock)
     let hung = ManualOperation(keepsSlotWhenCancelled: true)
@@ -65,8 +66,8 @@ import Testing
     let next = ManualOperation(ending: .returning(2))
     manager.enqueue(hung)
     manager.enqueue(next)
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: .milliseconds(40))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .milliseconds(40))
 
     #expect(await next.started.wait())
     #expect(hung.isFinished)
@@ -75,7 +76,7 @@ import Testing
   }
 
   @Test func operationFinishingBeforeItsTimeoutIsUnaffected() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "timeout.fast", clock: clock)
     let results = ResultRecorder()
     let operation = ManualOperation(ending: .returning(3))
@@ -84,7 +85,7 @@ import Testing
     #expect(await becomesIdle(manager))
 
     // Let the timer fire: it must find nothing to do.
-    clock.advance(by: .milliseconds(80))
+    await clock.advance(by: .milliseconds(80))
     #expect(results.values.compactMap(\.value) == [3])
     #expect(!operation.isCancelled)
     #expect(operation.cancelHookCallCount == 0)
@@ -92,7 +93,7 @@ import Testing
   }
 
   @Test func timeoutCountsFromStartNotFromEnqueue() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "timeout.fromStart", clock: clock)
     manager.isSuspended = true
     let results = ResultRecorder()
@@ -101,9 +102,9 @@ import Testing
     manager.enqueue(operation) { results.record($0) }
 
     // Pending longer than the timeout: it must not expire before the queue starts it.
-    clock.advance(by: .milliseconds(80))
+    await clock.advance(by: .milliseconds(80))
     #expect(results.count == 0)
-    #expect(clock.pendingCount == 0, "the timeout was armed before the operation started")
+    #expect(clock.pendingTimers == 0, "the timeout was armed before the operation started")
     manager.isSuspended = false
 
     #expect(await results.wait(forCount: 1))

@@ -2,6 +2,7 @@ import Dispatch
 import FixtureServer
 import Foundation
 import LockedValue
+import OperationBridgeTesting
 import OperationCore
 import OperationNetworking
 import TestSupport
@@ -104,8 +105,8 @@ import Testing
 
   @Test func operationTimeoutReportsTimeoutAndCancelsTheDataTask() async throws {
     defer { server.stop() }
-    // The timeout runs on a manual clock: it falls due only once the request reached the server.
-    let clock = ManualClock()
+    // The timeout runs on a test clock: it falls due only once the request reached the server.
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "networking-timeout", clock: clock)
     let operation = operation("/hang")
     operation.timeout = .milliseconds(200)
@@ -113,7 +114,7 @@ import Testing
     manager.enqueue(operation) { result in delivered.withLock { $0 = result } }
     #expect(await server.waitForRequests(1, timeout: .seconds(30)))
 
-    clock.advance(by: .milliseconds(200))
+    await clock.advance(by: .milliseconds(200))
 
     let result = try #require(delivered.withLock { $0 })
     #expect(throws: OperationTimeoutError.self) { try result.get() }

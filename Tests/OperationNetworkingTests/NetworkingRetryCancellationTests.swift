@@ -2,6 +2,7 @@ import AsyncBridge
 import FixtureServer
 import Foundation
 import LockedValue
+import OperationBridgeTesting
 import OperationCore
 import OperationNetworking
 import TestSupport
@@ -133,8 +134,8 @@ import Testing
 
   @Test func operationTimeoutEndsTheWait() async throws {
     defer { server.stop() }
-    // The timeout runs on a manual clock: it falls due only once the first attempt has failed.
-    let clock = ManualClock()
+    // The timeout runs on a test clock: it falls due only once the first attempt has failed.
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "networking-retry-timeout", clock: clock)
     let operation = operation()
     operation.timeout = .seconds(1)
@@ -143,7 +144,7 @@ import Testing
     guard let wait = await firstWait() else { return }
     #expect(delivered.withLock { $0 } == nil, "the timeout fired before the clock reached it")
 
-    clock.advance(by: .seconds(1))
+    await clock.advance(by: .seconds(1))
 
     // Handlers without a callback queue run on the thread that timed the operation out.
     let outcome = try #require(delivered.withLock { $0 })

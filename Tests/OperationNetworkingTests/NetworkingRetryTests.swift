@@ -1,6 +1,7 @@
 import FixtureServer
 import Foundation
 import LockedValue
+import OperationBridgeTesting
 import OperationCore
 import OperationNetworking
 import TestSupport
@@ -143,16 +144,16 @@ import Testing
     ])
     let server = try script.makeServer()
     defer { server.stop() }
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "networking-retry.clock", clock: clock)
     let policy = RetryPolicy.exponential(
       maxAttempts: 2, initialDelay: .seconds(5), multiplier: 1, maxDelay: .seconds(60), jitter: 0)
     let retried = operation(server, policy)
     let result = Task { await enqueuedResult(of: retried, on: manager) }
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: .milliseconds(4_999))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .milliseconds(4_999))
     #expect(server.requestCount == 1)
-    clock.advance(by: .milliseconds(1))
+    await clock.advance(by: .milliseconds(1))
     let outcome = try #require(await result.value)
     #expect(try outcome.get() == RetryPayload(attempt: 2))
     #expect(server.requestCount == 2)

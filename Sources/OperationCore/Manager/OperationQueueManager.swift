@@ -79,7 +79,8 @@ public final class OperationQueueManager: @unchecked Sendable {
   ///     manager) still run, but are neither coalesced nor counted by ``isIdle``.
   ///   - clock: The clock every timer of the work this manager admits runs on: operation
   ///     timeouts, stall reports, callers' deadlines and retry waits. The continuous clock by
-  ///     default; a test passes a clock it advances by hand.
+  ///     default; a test passes a `TestClock` (`OperationBridgeTesting`) and advances it by
+  ///     hand. Any other clock is read, and waited for in real time.
   public init(queue: OperationQueue, clock: some Clock<Duration> = ContinuousClock()) {
     self.queue = queue
     scheduler = .on(clock)

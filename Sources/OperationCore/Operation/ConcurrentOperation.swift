@@ -529,6 +529,12 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     state.withLock { $0.observer?.scheduler } ?? .continuous
   }
 
+  /// How many waiters wait for the outcome now (awaiting tasks and completion handlers); 0
+  /// once it is fixed.
+  package final var waiterCount: Int {
+    state.withLock { $0.waiterCount }
+  }
+
   private func scheduleTimeout(
     after timeout: Duration, on observer: (any OperationLifecycleObserver)?
   ) {

@@ -6,7 +6,7 @@ import LockedValue
 ///
 /// Pending entries sit in a min-heap by due instant (adding and taking one out cost O(log n));
 /// a ``SchedulerDriver`` wakes the scheduler when the earliest is due: one Dispatch timer for a
-/// real clock, the test itself for a manual clock. Due entries are taken out under the lock
+/// real clock, the test itself for a test clock. Due entries are taken out under the lock
 /// and run after it is released, in due order (ties in the order they were added), on the
 /// thread that woke the scheduler.
 ///
@@ -36,7 +36,7 @@ package final class Scheduler: @unchecked Sendable {
   }
 
   /// The scheduler for `clock`: ``continuous`` for the continuous clock, one driven by the
-  /// clock itself for a ``SchedulerDrivingClock`` (a manual clock in tests), and otherwise one
+  /// clock itself for a ``SchedulerDrivingClock`` (a test clock in tests), and otherwise one
   /// that reads `clock` and waits with a Dispatch timer.
   package static func on(_ clock: some Clock<Duration>) -> Scheduler {
     if clock is ContinuousClock { return .continuous }

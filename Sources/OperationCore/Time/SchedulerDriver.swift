@@ -12,7 +12,8 @@ package protocol SchedulerDriver: AnyObject, Sendable {
 }
 
 /// A clock that drives the schedulers on it itself, instead of through a Dispatch timer: a
-/// manual clock in tests fires due entries when the test advances it.
+/// test clock (`TestClock`, in `OperationBridgeTesting`) fires due entries when the test
+/// advances it.
 package protocol SchedulerDrivingClock: Sendable {
   /// A driver for one new scheduler on this clock.
   func makeSchedulerDriver() -> any SchedulerDriver

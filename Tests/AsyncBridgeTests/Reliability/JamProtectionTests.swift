@@ -1,5 +1,6 @@
 import AsyncBridge
 import LockedValue
+import OperationBridgeTesting
 import OperationCore
 import TestSupport
 import Testing
@@ -29,11 +30,14 @@ final class ForgetsToFinish: ConcurrentOperation<Int, any Error>, @unchecked Sen
 /// protection" section of docs/RELIABILITY.md.
 @Suite struct JamProtectionTests {
   @Test func jammedOperationIsReportedStalledThenTimesOutAndTheQueueMovesOn() async throws {
-    let manager = OperationQueueManager(name: "jam.both", maxConcurrentOperationCount: 1)
+    // On a test clock, the stall report comes first because the test says when time passes.
+    let clock = TestClock()
+    let manager = OperationQueueManager(
+      name: "jam.both", maxConcurrentOperationCount: 1, clock: clock)
     manager.stallThreshold = .milliseconds(20)
-    let log = EventLog(manager)
+    // Heard on the publishing thread: the advance that publishes an event has logged it.
+    let log = EventLog(manager, hearing: .publishingThread)
     let jammed = ForgetsToFinish()
-    // Far apart, so the stall report comes first even on a loaded machine.
     jammed.timeout = .seconds(1)
     let behind = ManualOperation(ending: .returning(2))
 
@@ -41,6 +45,13 @@ final class ForgetsToFinish: ConcurrentOperation<Int, any Error>, @unchecked Sen
     // The second task starts once the jam holds the queue: two tasks may run in either order.
     #expect(await log.wait(for: .started, of: jammed))
     let next = Task { try await manager.perform(behind) }
+    #expect(await log.wait(for: .enqueued, of: behind))
+    try await clock.waitUntilTimers(2)  // the stall check and the timeout
+    await clock.advance(by: .milliseconds(20))
+    #expect(log.events(.stalled, of: jammed).count == 1, "reported as advance returned")
+    #expect(log.events(.started, of: behind).isEmpty)
+    await clock.advance(by: .milliseconds(980))
+    #expect(jammed.isCancelled, "timed out as advance returned")
     let outcome = await result(of: caller)
     await expectValue(2, from: next)
 

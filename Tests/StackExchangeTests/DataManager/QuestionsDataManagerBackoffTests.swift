@@ -1,5 +1,6 @@
 import AsyncBridge
 import FixtureServer
+import OperationBridgeTesting
 import OperationCore
 import TestSupport
 import Testing
@@ -8,11 +9,11 @@ import Testing
 
 @Suite struct QuestionsDataManagerBackoffTests {
   @Test func laterCallsDuringABackoffFailFastWithoutARequest() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let harness = try DataManagerHarness(fixture: StackExchangeFixture(backoff: 30), clock: clock)
 
     let first = success(of: await asyncResult(harness.dataManager, stackOverflow))
-    clock.advance(by: .seconds(10))
+    await clock.advance(by: .seconds(10))
     let asyncError = failure(of: await asyncResult(harness.dataManager, stackOverflow))
     let handlerError = failure(
       of: await handlerResult(harness.dataManager, QuestionsQuery(site: "StackOverflow")))
@@ -40,15 +41,15 @@ import Testing
   }
 
   @Test func callsGoThroughAgainOnceTheBackoffHasExpired() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let fixture = StackExchangeFixture(backoff: 2)
     let harness = try DataManagerHarness(fixture: fixture, clock: clock)
 
     _ = success(of: await asyncResult(harness.dataManager, stackOverflow))
     fixture.backoff = nil
-    clock.advance(by: .milliseconds(1_999))
+    await clock.advance(by: .milliseconds(1_999))
     let tooEarly = failure(of: await asyncResult(harness.dataManager, stackOverflow))
-    clock.advance(by: .milliseconds(1))
+    await clock.advance(by: .milliseconds(1))
     let onTime = success(of: await asyncResult(harness.dataManager, stackOverflow))
 
     #expect(
@@ -88,7 +89,7 @@ import Testing
   }
 
   @Test func aShorterLaterBackoffDoesNotShortenALongerOne() {
-    let clock = ManualClock()
+    let clock = TestClock()
     let gate = BackoffGate(scheduler: .on(clock))
 
     gate.record(backoff: 60, site: "stackoverflow")
@@ -111,7 +112,7 @@ import Testing
   /// `maxBackoffWait` of `.seconds(Int64.max)`) is waited a century at a time, the gate waiting
   /// again while it lasts: Dispatch's deadlines trap past `Int64.max` seconds.
   @Test func aWaitLastsACenturyAtMost() {
-    let scheduler = Scheduler.on(ManualClock())
+    let scheduler = Scheduler.on(TestClock())
     let now = scheduler.now
     let endless = Duration.seconds(Int64.max) + .seconds(Int64.max)
     let longest = scheduler.schedule(after: endless) {}
@@ -144,5 +145,103 @@ import Testing
     }
     let over = BackoffError(site: "superuser", retryAfter: .seconds(-3))
     #expect(over.description.hasSuffix("for another 0 s"))
+  }
+}
+
+/// The entry that ends a gate's wait decides on the advancing thread: it admits the request,
+/// waits again for a longer backoff recorded meanwhile, or ends the wait for one too long.
+@Suite struct BackoffGateWaitTests {
+  @Test func aLongerBackoffRecordedDuringTheWaitIsWaitedOutBeforeAdmitting() async throws {
+    let clock = TestClock()
+    let gate = BackoffGate(scheduler: .on(clock))
+    let admitted = AsyncCounter()
+    gate.record(backoff: 5, site: "stackoverflow")
+    let wait = Task {
+      try await gate.whenOpen(site: "stackoverflow", longest: .seconds(60)) {
+        admitted.increment()
+      }
+    }
+    try await clock.waitUntilTimers(1)
+    gate.record(backoff: 10, site: "stackoverflow")
+
+    await clock.advance(by: .seconds(5))
+    #expect(admitted.value == 0)
+    #expect(clock.pendingTimers == 1, "waiting again, for the later deadline")
+    await clock.advance(by: .seconds(5))
+    #expect(admitted.value == 1, "admitted before the advance returned")
+    let (request, waited) = try await wait.value
+    #expect(request == 1)
+    #expect(waited == .seconds(10))
+  }
+
+  @Test func aBackoffRecordedDuringTheWaitPastTheLongestEndsIt() async throws {
+    let clock = TestClock()
+    let gate = BackoffGate(scheduler: .on(clock))
+    let admitted = AsyncCounter()
+    gate.record(backoff: 5, site: "stackoverflow")
+    let wait = Task {
+      try await gate.whenOpen(site: "stackoverflow", longest: .seconds(60)) {
+        admitted.increment()
+      }
+    }
+    try await clock.waitUntilTimers(1)
+    gate.record(backoff: 100, site: "stackoverflow")
+
+    await clock.advance(by: .seconds(5))
+    #expect(clock.pendingTimers == 0)
+    await #expect(throws: BackoffError(site: "stackoverflow", retryAfter: .seconds(95))) {
+      try await wait.value
+    }
+    #expect(admitted.value == 0)
+  }
+
+  @Test func cancellingTheWaitTakesItsEntryOutAndNeverAdmits() async throws {
+    let clock = TestClock()
+    let gate = BackoffGate(scheduler: .on(clock))
+    let admitted = AsyncCounter()
+    gate.record(backoff: 5, site: "stackoverflow")
+    let wait = Task {
+      try await gate.whenOpen(site: "stackoverflow", longest: .seconds(60)) {
+        admitted.increment()
+      }
+    }
+    try await clock.waitUntilTimers(1)
+    wait.cancel()
+    await #expect(throws: CancellationError.self) { try await wait.value }
+    #expect(clock.pendingTimers == 0)
+    await clock.advance(by: .seconds(5))
+    #expect(admitted.value == 0)
+  }
+}
+
+/// A gate's wait ending races its task's cancellation: the task is resumed exactly once (its
+/// continuation is checked), and the request is admitted exactly when the task got it.
+@Suite struct BackoffGateWaitRaceTests {
+  @Test func cancellationRacingTheEndOfTheWaitResumesOnceAndAdmitsOnlyWhatItReturns()
+    async throws
+  {
+    let rounds = 200
+    let admitted = AsyncCounter()
+    var returned = 0
+    for _ in 0..<rounds {
+      let clock = TestClock()
+      let gate = BackoffGate(scheduler: .on(clock))
+      gate.record(backoff: 1, site: "stackoverflow")
+      let wait = Task {
+        try await gate.whenOpen(site: "stackoverflow", longest: .seconds(60)) {
+          admitted.increment()
+        }
+      }
+      try await clock.waitUntilTimers(1)
+      async let advanced: Void = clock.advance(by: .seconds(1))
+      wait.cancel()
+      await advanced
+      switch await wait.result {
+      case .success: returned += 1
+      case .failure(let error): #expect(error is CancellationError, "got \(error)")
+      }
+      #expect(clock.pendingTimers == 0)
+    }
+    #expect(admitted.value == returned)
   }
 }

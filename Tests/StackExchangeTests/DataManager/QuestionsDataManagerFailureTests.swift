@@ -1,5 +1,6 @@
 import FixtureServer
 import Foundation
+import OperationBridgeTesting
 import OperationCore
 import OperationNetworking
 import TestSupport
@@ -166,11 +167,19 @@ private func fixtureResponse(
     #expect(urlError.code == .timedOut)
   }
 
+  /// The request timeout runs on the manager's clock, which moves only once the request has
+  /// reached the server: however slowly the machine runs, there is a response to abandon.
   @Test func requestTimeoutFailsTheCallAndAbandonsTheRequest() async throws {
+    let clock = TestClock()
+    let fixture = StackExchangeFixture(latency: .seconds(60))
     let harness = try DataManagerHarness(
-      fixture: StackExchangeFixture(latency: .seconds(60)), requestTimeout: .milliseconds(300))
+      requestTimeout: .milliseconds(300), clock: clock, responder: fixture.respond(to:))
 
-    let error = failure(of: await asyncResult(harness.dataManager, stackOverflow))
+    let call = Task { await asyncResult(harness.dataManager, stackOverflow) }
+    #expect(await harness.server.waitForRequests(1, timeout: .seconds(30)))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .milliseconds(300))
+    let error = failure(of: await call.value)
 
     #expect(error is OperationTimeoutError, "got \(String(describing: error))")
     #expect(await harness.server.waitForAbandonedResponses(1, timeout: .seconds(30)))

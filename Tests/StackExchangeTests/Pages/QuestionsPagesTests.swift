@@ -1,6 +1,7 @@
 import AsyncBridge
 import FixtureServer
 import Foundation
+import OperationBridgeTesting
 import OperationCore
 import OperationNetworking
 import TestSupport
@@ -71,20 +72,19 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
   }
 
   @Test func waitsForABackoffBeforeTheNextRequestAndReportsIt() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let harness = try DataManagerHarness(
       fixture: StackExchangeFixture(pageBackoffs: [2: 1]), clock: clock)
 
     let consumer = Task { await collect(harness.dataManager.pages(tenPerPage, maxPages: 5)) }
-    let waiting = await clock.waitForTimers(1)
+    try await clock.waitUntilTimers(1)
     let requestsDuringTheWait = harness.questionRequests
     let singleCall = failure(of: await asyncResult(harness.dataManager, tenPerPage))
-    clock.advance(by: .milliseconds(999))
-    let stillWaiting = clock.pendingCount == 1 && harness.questionRequests == 2
-    clock.advance(by: .milliseconds(1))
+    await clock.advance(by: .milliseconds(999))
+    let stillWaiting = clock.pendingTimers == 1 && harness.questionRequests == 2
+    await clock.advance(by: .milliseconds(1))
     let outcome = await completing { await consumer.value }
 
-    #expect(waiting)
     #expect(requestsDuringTheWait == 2)
     #expect(
       singleCall as? BackoffError == BackoffError(site: "stackoverflow", retryAfter: .seconds(1)))
@@ -102,7 +102,7 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
     (backoff: 61, limit: nil as Duration?), (backoff: 5, limit: .seconds(4) as Duration?),
   ])
   func aBackoffLongerThanTheLimitEndsTheSequence(backoff: Int, limit: Duration?) async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let harness = try DataManagerHarness(
       fixture: StackExchangeFixture(pageBackoffs: [1: backoff]), clock: clock)
     let pages =
@@ -116,43 +116,41 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
       outcome?.error as? BackoffError
         == BackoffError(site: "stackoverflow", retryAfter: .seconds(backoff)))
     #expect(outcome?.endsWithNil == true)
-    #expect(clock.pendingCount == 0)
+    #expect(clock.pendingTimers == 0)
     #expect(harness.questionRequests == 1)
   }
 
   /// A backoff of exactly the limit is waited out.
   @Test func aBackoffOfExactlyTheLimitIsWaitedOut() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let harness = try DataManagerHarness(
       fixture: StackExchangeFixture(pageBackoffs: [1: 4]), clock: clock)
 
     let consumer = Task {
       await collect(harness.dataManager.pages(tenPerPage, maxPages: 2, maxBackoffWait: .seconds(4)))
     }
-    let waiting = await clock.waitForTimers(1)
-    clock.advance(by: .seconds(4))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .seconds(4))
     let outcome = await completing { await consumer.value }
 
-    #expect(waiting)
     #expect(outcome?.error == nil)
     #expect(outcome?.numbers == [1, 2])
     #expect(outcome?.pages.map(\.backoffWait) == [.zero, .seconds(4)])
   }
 
   @Test func waitsOutABackoffThatASingleCallReceived() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let fixture = StackExchangeFixture(backoff: 30)
     let harness = try DataManagerHarness(fixture: fixture, clock: clock)
     _ = success(of: await asyncResult(harness.dataManager, stackOverflow))
     fixture.backoff = nil
 
     let consumer = Task { await collect(harness.dataManager.pages(tenPerPage, maxPages: 1)) }
-    let waiting = await clock.waitForTimers(1)
+    try await clock.waitUntilTimers(1)
     let requestsDuringTheWait = harness.questionRequests
-    clock.advance(by: .seconds(30))
+    await clock.advance(by: .seconds(30))
     let outcome = await completing { await consumer.value }
 
-    #expect(waiting)
     #expect(requestsDuringTheWait == 1)
     #expect(outcome?.numbers == [1])
     #expect(outcome?.pages.first?.backoffWait == .seconds(30))
@@ -160,18 +158,17 @@ private let tenPerPage = QuestionsQuery(site: "stackoverflow", pageSize: 10)
   }
 
   @Test func cancellingDuringTheBackoffWaitEndsTheSequenceAtOnce() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let harness = try DataManagerHarness(
       fixture: StackExchangeFixture(pageBackoffs: [1: 60]), clock: clock)
 
     let consumer = Task { await collect(harness.dataManager.pages(tenPerPage, maxPages: 5)) }
-    let waiting = await clock.waitForTimers(1)
+    try await clock.waitUntilTimers(1)
     consumer.cancel()
-    // The manual clock never reaches the deadline: only cancellation can end the wait.
+    // The test clock never reaches the deadline: only cancellation can end the wait.
     let outcome = await completing(within: .seconds(30)) { await consumer.value }
-    let sleeperGone = await eventually(within: .seconds(30)) { clock.pendingCount == 0 }
+    let sleeperGone = await eventually(within: .seconds(30)) { clock.pendingTimers == 0 }
 
-    #expect(waiting)
     #expect(outcome?.numbers == [1])
     #expect(outcome?.error is CancellationError)
     #expect(outcome?.endsWithNil == true)

@@ -2,6 +2,7 @@ import AsyncBridge
 import Dispatch
 import FixtureServer
 import Foundation
+import OperationBridgeTesting
 import OperationCore
 import OperationNetworking
 import TestSupport
@@ -74,13 +75,20 @@ private func expectTransportFailure(
     }
   }
 
-  /// Meets the fault `responder` answers with, from the three callers at once.
+  /// Meets the fault `responder` answers with, from the three callers at once. With a `clock`,
+  /// the manager runs on it and the request timeouts fall due once all three requests reached
+  /// the server, however slowly the machine runs.
   private func meet(
     session: URLSession = testSession, requestTimeout: Duration? = .seconds(60),
+    clock: TestClock? = nil,
     _ responder: @escaping @Sendable (FixtureRequest) -> FixtureResponse
   ) async throws -> FaultRun {
-    let harness = try DataManagerHarness(
-      session: session, requestTimeout: requestTimeout, responder: responder)
+    let harness =
+      try clock.map {
+        try DataManagerHarness(
+          session: session, requestTimeout: requestTimeout, clock: $0, responder: responder)
+      }
+      ?? DataManagerHarness(session: session, requestTimeout: requestTimeout, responder: responder)
     let events = EventLog(harness.manager)
     let dataManager = harness.dataManager
     let manager = harness.manager
@@ -94,6 +102,11 @@ private func expectTransportFailure(
       await withCheckedContinuation { continuation in
         manager.enqueue(operation) { continuation.resume(returning: $0) }
       }
+    }
+    if let clock, let requestTimeout {
+      #expect(await harness.server.waitForRequests(3, timeout: .seconds(30)))
+      try await clock.waitUntilTimers(3)
+      await clock.advance(by: requestTimeout)
     }
     let results = await [awaited, handled, direct]
     return FaultRun(harness: harness, events: events, operation: operation, results: results)
@@ -112,7 +125,7 @@ private func expectTransportFailure(
   @Test func slowDripPastTheRequestTimeoutIsATimeoutAndClosesTheConnection() async throws {
     // Data keeps arriving (the session's idle timeout never fires), too slowly to end within
     // the data manager's request timeout.
-    let run = try await meet(requestTimeout: .milliseconds(500)) { request in
+    let run = try await meet(requestTimeout: .milliseconds(500), clock: TestClock()) { request in
       var response = StackExchangeFixture().respond(to: request)
       response.fault = .slowDrip(interval: .milliseconds(50))
       return response

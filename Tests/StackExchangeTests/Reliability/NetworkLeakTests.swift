@@ -3,6 +3,7 @@ import Dispatch
 import FixtureServer
 import Foundation
 import LockedValue
+import OperationBridgeTesting
 import OperationCore
 import OperationNetworking
 import TestSupport
@@ -84,7 +85,7 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(60)
     let server = try FixtureHTTPServer(responder: responder(for: ending, release: release))
     // The operation's timeout runs on the manager's clock, which moves only when the test
     // advances it: the test finds the data task first however slowly the machine runs.
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(name: "leak.networking.\(ending)", clock: clock)
     let url = server.url("/questions?site=stackoverflow&leak=\(ending)")
     let operation = NetworkingOperation<QuestionsPage>(
@@ -98,7 +99,7 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(60)
     let dataTask = try #require(found)
     #expect(await server.waitForRequests(1, timeout: .seconds(30)))
     if ending == .cancellation { operation.cancel() }
-    if ending == .timeout { clock.advance(by: .seconds(12)) }
+    if ending == .timeout { await clock.advance(by: .seconds(12)) }
     #expect(await eventually(within: .seconds(30)) { delivered.withLock { $0 } != nil })
     #expect(await becomesIdle(manager))
     #expect(operation.isFinished)
@@ -136,14 +137,18 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(60)
   }
 
   private static func runDataManagerCall(_ ending: Ending) async throws -> DataManagerSurvivors {
+    let clock = TestClock()
     let harness = try DataManagerHarness(
-      requestTimeout: ending == .timeout ? .milliseconds(200) : .seconds(10),
-      responder: responder(for: ending))
+      requestTimeout: .seconds(10), clock: clock, responder: responder(for: ending))
     let dataManager = harness.dataManager
     let caller = Task { try await dataManager.questions(stackOverflow) }
     if ending == .cancellation {
       #expect(await harness.server.waitForRequests(1, timeout: .seconds(30)))
       caller.cancel()
+    }
+    if ending == .timeout {
+      try await clock.waitUntilTimers(1)
+      await clock.advance(by: .seconds(10))
     }
     let result = await completing { await caller.result }
     switch ending {

@@ -1,5 +1,6 @@
 import FixtureServer
 import Foundation
+import OperationBridgeTesting
 import OperationCore
 import OperationNetworking
 import TestSupport
@@ -50,7 +51,7 @@ struct DataManagerHarness {
   /// A harness whose server is the StackExchange fixture and whose manager runs on `clock`, so
   /// that its backoffs do. Its requests have no timeout: the only timers on `clock` are the
   /// backoff waits.
-  init(fixture: StackExchangeFixture, clock: ManualClock) throws {
+  init(fixture: StackExchangeFixture, clock: TestClock) throws {
     try self.init(requestTimeout: nil, clock: clock, responder: fixture.respond(to:))
   }
 

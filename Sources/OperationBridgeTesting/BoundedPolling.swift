@@ -1,0 +1,20 @@
+/// How often a bounded wait re-reads a condition that no event announces.
+let pollingInterval = Duration.milliseconds(1)
+
+/// Re-reads `condition` every ``pollingInterval`` of real time until it holds, or throws
+/// ``WaitExpired`` naming `description` once `bound` has passed. Polling only ever decides how
+/// soon a wait notices: the outcome of a test does not depend on it unless the bound passes.
+///
+/// - Throws: ``WaitExpired``; `CancellationError` when the calling task is cancelled.
+func poll(
+  until description: @autoclosure () -> String, within bound: Duration,
+  _ condition: () -> Bool
+) async throws {
+  let deadline = ContinuousClock.now + bound
+  while !condition() {
+    guard ContinuousClock.now < deadline else {
+      throw WaitExpired(condition: description(), bound: bound)
+    }
+    try await Task.sleep(for: pollingInterval)
+  }
+}
