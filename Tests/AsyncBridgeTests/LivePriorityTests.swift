@@ -1,5 +1,6 @@
 import AsyncBridge
 import Foundation
+import OperationBridgeTesting
 import OperationCore
 import TestSupport
 import Testing
@@ -45,7 +46,7 @@ import Testing
   }
 
   @Test func aCallerWhoseDeadlinePassesLowersSharedWork() async throws {
-    let clock = ManualClock()
+    let clock = TestClock()
     let manager = OperationQueueManager(
       name: "priority.deadline", maxConcurrentOperationCount: 1, clock: clock)
     manager.isSuspended = true
@@ -62,8 +63,8 @@ import Testing
     #expect(await log.wait(for: .joined, of: shared))
     #expect(shared.queuePriority == .veryHigh)
 
-    #expect(await clock.waitForTimers(1))
-    clock.advance(by: .seconds(1))
+    try await clock.waitUntilTimers(1)
+    await clock.advance(by: .seconds(1))
     let error = await error(of: urgent)
     #expect((error as? OperationTimeoutError)?.scope == .caller)
     #expect(shared.queuePriority == .low)
