@@ -83,13 +83,9 @@ final class SuspensionPoint: @unchecked Sendable {
   /// the task makes the registered waiter leave with cancellation; escalating it raises the
   /// waiter's priority (on Apple platforms from the 2025 releases on: before them, the runtime
   /// has no escalation handler, and the work keeps the priority the caller had when it came).
-  ///
-  /// Runs on its caller's executor (`nonisolated(nonsending)`), as the scopes of the two
-  /// handlers inside it do: otherwise leaving them hops back to the generic executor, which
-  /// costs more than installing the escalation handler.
   @inlinable
   @inline(__always)
-  nonisolated(nonsending) func outcome() async -> ErasedOutcome {
+  func outcome() async -> ErasedOutcome {
     await withTaskCancellationHandler {
       if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
         await withTaskPriorityEscalationHandler {
