@@ -23,6 +23,7 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
   public init(_ body: @escaping @Sendable () async throws -> Value) {
     work = Locked(AsyncWork(body))
     super.init()
+    passesPriorityOn = true
   }
 
   /// Creates an operation that runs `body`, shared by requests with an equal `coalescingKey`.
@@ -32,6 +33,7 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
   ) {
     work = Locked(AsyncWork(body))
     super.init(coalescingKey: coalescingKey)
+    passesPriorityOn = true
   }
 
   /// False: the slot is held until the closure returns.

@@ -132,7 +132,9 @@ extension OperationQueueManager {
           CoalescingKey(for: AsyncOperation<Value>.self, base: key),
           as: ConcurrentOperation<Value, any Error>.self, waiter: waiter, priority: priority)
         ?? admit(AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority)
-      return admission.waiterID.map { (admission.operation, $0) }
+      return admission.waiterID.map {
+        (admission.operation, $0, followsEscalation(of: admission.operation))
+      }
     }
   }
 
@@ -164,7 +166,23 @@ extension OperationQueueManager {
       guard let operation = request.take() else { preconditionFailure("registered twice") }
       let priority = priority ?? Operation.QueuePriority(taskPriority)
       let admission = admit(operation, waiter: waiter, priority: priority)
-      return admission.waiterID.map { (admission.operation, $0) }
+      return admission.waiterID.map {
+        (admission.operation, $0, followsEscalation(of: admission.operation))
+      }
     }
+  }
+
+  /// Whether an escalation of a caller waiting for `operation` can change anything: its queue
+  /// may make pending work wait (its width is bounded, or it is suspended), or the operation
+  /// passes its priority on while it runs (an `AsyncOperation` escalates its closure's task).
+  /// On an unbounded queue that is not suspended, pending work waits for no slot, so its
+  /// queue priority orders nothing.
+  @inlinable
+  func followsEscalation<Value, Failure>(
+    of operation: ConcurrentOperation<Value, Failure>
+  ) -> Bool {
+    operation.passesPriorityOn
+      || queue.maxConcurrentOperationCount != OperationQueue.defaultMaxConcurrentOperationCount
+      || queue.isSuspended
   }
 }

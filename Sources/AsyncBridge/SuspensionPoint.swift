@@ -14,7 +14,9 @@ import Synchronization
 ///   ask the waiter to leave; the first one that finds it recorded takes it.
 /// - **Escalation against leaving.** While the task waits, raising its priority (a more
 ///   urgent task awaits it, or `escalatePriority(to:)`) raises its waiter's priority, which
-///   raises the work's queue priority when no other caller asks for more. The escalation reads
+///   raises the work's queue priority when no other caller asks for more. Only where that
+///   can change something (the registration says): an escalation handler costs a task status
+///   record per await. The escalation reads
 ///   what the waiter waits on under a stage of its own, which a leave waits out.
 ///
 /// One waiting caller is three things: its ``OperationWaiter`` in the list of what it waits on,
@@ -61,6 +63,10 @@ final class SuspensionPoint: @unchecked Sendable {
   /// escalation handler is installed shows as a higher one then. Written and read by the
   /// caller's task only.
   @usableFromInline @exclusivity(unchecked) var registeredPriority: UInt8 = 0
+  /// Whether an escalation of the waiting task can change anything for what it waits on (see
+  /// ``register(timeout:on:_:)-(_,_,(OperationWaiter,TaskPriority)->_)``): only then is the
+  /// escalation handler installed. Written and read by the caller's task only.
+  @usableFromInline @exclusivity(unchecked) var followsEscalation = true
   /// The caller's pending deadline, if it has one: the scheduler and its entry there; written
   /// and read by the caller's task only.
   @exclusivity(unchecked) private var deadline: (scheduler: Scheduler, entry: UInt64)?
@@ -87,7 +93,9 @@ final class SuspensionPoint: @unchecked Sendable {
   @inline(__always)
   func outcome() async -> ErasedOutcome {
     await withTaskCancellationHandler {
-      if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+      if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *),
+        followsEscalation
+      {
         await withTaskPriorityEscalationHandler {
           // Escalated between the registration and the handler: nothing told the waiter.
           let priority = Task.currentPriority
@@ -139,15 +147,22 @@ final class SuspensionPoint: @unchecked Sendable {
     timeout: Duration?, on scheduler: () -> Scheduler,
     _ register: (OperationWaiter) -> (any WaiterRemoving, OperationWaiter.ID)?
   ) -> SuspensionPoint {
-    Self.register(timeout: timeout, on: scheduler) { waiter, _ in register(waiter) }
+    Self.register(timeout: timeout, on: scheduler) { waiter, _ in
+      register(waiter).map { ($0.0, $0.1, true) }
+    }
   }
 
   /// ``register(timeout:on:_:)``, handing `register` the task's priority as well (read once:
   /// the waiter asks for it, and an escalation before the waiter waits shows against it).
+  /// `register` also says whether an escalation of the task can change anything for the work
+  /// (its queue may make it wait, or it passes its priority on while it runs): if not, the
+  /// caller waits without an escalation handler, which costs a task status record per await.
   @usableFromInline
   static func register(
     timeout: Duration?, on scheduler: () -> Scheduler,
-    _ register: (OperationWaiter, TaskPriority) -> (any WaiterRemoving, OperationWaiter.ID)?
+    _ register: (OperationWaiter, TaskPriority) -> (
+      any WaiterRemoving, OperationWaiter.ID, followsEscalation: Bool
+    )?
   ) -> SuspensionPoint {
     let point = SuspensionPoint()
     if Task.isCancelled {
@@ -159,7 +174,10 @@ final class SuspensionPoint: @unchecked Sendable {
     let waiter = OperationWaiter(interest: .untilLeaving, callbackQueue: nil) {
       [point] outcome in point.deliver(outcome)
     }
-    guard let (waitedOn, id) = register(waiter, taskPriority) else { return point }
+    guard let (waitedOn, id, followsEscalation) = register(waiter, taskPriority) else {
+      return point
+    }
+    point.followsEscalation = followsEscalation
     point.record(waitedOn, id: id)
     if let timeout { point.arm(deadline: timeout, on: scheduler()) }
     return point

@@ -224,6 +224,30 @@ import Testing
     #expect(try await high.value == priority)
   }
 
+  @Test func escalatingARunsCallerEscalatesTheTaskRunningItsClosure() async throws {
+    // An unbounded queue that is not suspended: the closure's task is what an escalation
+    // reaches.
+    let manager = OperationQueueManager(name: "priority.runEscalation")
+    let running = Gate()
+    let proceed = Gate()
+    let caller = Task(priority: .low) {
+      try await manager.run(key: "work") { () -> UInt8 in
+        running.open()
+        _ = await proceed.wait()
+        return Task.currentPriority.rawValue
+      }
+    }
+    #expect(await running.wait())
+    caller.escalatePriority(to: .high)
+    // The caller may still be on its way to waiting: it then finds itself escalated there.
+    #expect(
+      await eventually {
+        manager.inFlightOperation(AsyncOperation<UInt8>.self, key: "work")?.queuePriority == .high
+      })
+    proceed.open()
+    #expect(try await caller.value >= TaskPriority.high.rawValue)
+  }
+
   @Test func aSubclassIsToldOfEveryChangeAndWhetherItWasExecuting() async throws {
     let manager = suspendedManager("priority.hook")
     let log = EventLog(manager)

@@ -49,6 +49,7 @@ package final class ForeignAdapter<Output: Sendable>: ConcurrentOperation<Output
     if foreign.queuePriority != .normal { queuePriority = foreign.queuePriority }
     if foreign.qualityOfService != .default { qualityOfService = foreign.qualityOfService }
     completionBlock = { [weak self] in self?.released() }
+    passesPriorityOn = true
   }
 
   /// The foreign operation's name: events name foreign work after the operation doing it.

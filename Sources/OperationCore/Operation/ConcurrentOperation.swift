@@ -36,6 +36,15 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   private let state = Locked(OperationStateMachine())
   /// Whether a dependency was ever added: only then is there any to detach at the finish.
   private let gainedDependency = Atomic(false)
+  /// Whether the operation passes a raised priority on to its work while it runs (an
+  /// `AsyncOperation`, an adapter): then an escalation of a waiting caller matters even when
+  /// its queue makes nothing wait. Set once, by the subclass's initialiser.
+  @usableFromInline
+  package final var passesPriorityOn: Bool {
+    get { passesPriorityOnStorage.load(ordering: .relaxed) }
+    set { passesPriorityOnStorage.store(newValue, ordering: .relaxed) }
+  }
+  private let passesPriorityOnStorage = Atomic(false)
   /// The version of the last priority change applied to `queuePriority`; written only under
   /// `priorityChangeLock`.
   private let appliedPriorityVersion = Atomic<UInt32>(0)
