@@ -92,10 +92,10 @@ final class SuspensionPoint: @unchecked Sendable {
   @inlinable
   @inline(__always)
   func outcome() async -> ErasedOutcome {
-    await withTaskCancellationHandler {
-      if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *),
-        followsEscalation
-      {
+    if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *),
+      followsEscalation
+    {
+      await withTaskCancellationHandler {
         await withTaskPriorityEscalationHandler {
           // Escalated between the registration and the handler: nothing told the waiter.
           let priority = Task.currentPriority
@@ -104,11 +104,16 @@ final class SuspensionPoint: @unchecked Sendable {
         } onPriorityEscalated: { _, priority in
           escalate(to: priority)
         }
-      } else {
-        await withCheckedContinuation { attach($0) }
+      } onCancel: {
+        leave(with: .cancelled)
       }
-    } onCancel: {
-      leave(with: .cancelled)
+    } else {
+      // Apart, so that a caller without the escalation handler waits as cheaply as before.
+      await withTaskCancellationHandler {
+        await withCheckedContinuation { attach($0) }
+      } onCancel: {
+        leave(with: .cancelled)
+      }
     }
     return takeOutcome()
   }
