@@ -77,7 +77,9 @@ let package = Package(
     .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "TestSupport"]),
     .testTarget(
       name: "LegacyAdoptionTests",
-      dependencies: ["AsyncBridge", "OperationCore", "TestSupport", "LockedValue"]),
+      dependencies: [
+        "AsyncBridge", "OperationCore", "OperationBridgeTesting", "TestSupport", "LockedValue",
+      ]),
     .testTarget(
       name: "BridgeDemoTests",
       dependencies: ["bridge-demo", "FixtureServer", "OperationCore", "TestSupport", "LockedValue"]),

@@ -12,6 +12,10 @@ extension Benchmark {
     case awaitConcurrent = "await_concurrent"
     /// `throughput` with one `makeEvents()` subscriber draining the stream.
     case eventsOverhead = "events_overhead"
+    /// `await_overhead` with an operation that reports its progress once, nobody observing.
+    case progressReported = "progress_reported"
+    /// `progress_reported` with each caller observing the progress (`onProgress`).
+    case progressObserved = "progress_observed"
 
     /// Runs the path for `count` operations.
     package func run(count: Int) async throws {
@@ -24,6 +28,10 @@ extension Benchmark {
         _ = try await AwaitConcurrent.ours(tasks: 100, awaits: max(1, count / 100))
       case .eventsOverhead:
         _ = try await EventsOverhead.subscribed(count: count)
+      case .progressReported:
+        try await ProgressOverhead.reported(count: count)
+      case .progressObserved:
+        try await ProgressOverhead.observed(count: count)
       }
     }
   }

@@ -53,6 +53,16 @@ let dataTaskCancellationQueue = DispatchQueue(
 /// the last waiter leaving or the operation's `ConcurrentOperation.timeout` ends it at once,
 /// and no further request is sent.
 ///
+/// **Progress.** Through a session that
+/// `URLSession.makeNetworkingSession(timeout:maximumConnectionsPerHost:)` made, the operation
+/// reports the bytes of the body received so far against the length the response announced
+/// (`ConcurrentOperation.reportProgress(completed:total:)`), at the response's head and after
+/// every chunk, for every attempt: callers passing `onProgress` see it, coalesced callers
+/// alike. The total is unknown when the response announces no length, or a compressed
+/// encoding (the announced length is then the compressed one). Progress never goes backwards,
+/// so a retry shows only once it passes the earlier attempt. Through any other session the
+/// body arrives whole, and nothing is reported.
+///
 /// **Size.** A response larger than `maxResponseBytes` fails with
 /// ``NetworkingError/responseTooLarge(byteCount:limit:)``. Through a session that
 /// `URLSession.makeNetworkingSession(timeout:maximumConnectionsPerHost:)` made, the body arrives
@@ -240,7 +250,11 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
       return session.dataTask(with: request, completionHandler: completion)
     }
     let task = session.dataTask(with: request)
-    receiver.receive(task, limit: maxResponseBytes, completion: completion)
+    receiver.receive(
+      task, limit: maxResponseBytes,
+      progress: { [weak self] received, expected in
+        self?.reportProgress(completed: received, total: expected)
+      }, completion: completion)
     return task
   }
 

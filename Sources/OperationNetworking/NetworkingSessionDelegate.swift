@@ -26,6 +26,11 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
   /// (``BodyLimitExceeded`` when the body passed the limit).
   typealias Completion = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
 
+  /// Where a data task's progress goes: the body's bytes received so far, and the length its
+  /// response announced (nil when unknown, or when the body arrives decoded from a compressed
+  /// encoding, whose announced length is the compressed one).
+  typealias ProgressReport = @Sendable (_ received: Int64, _ expected: Int64?) -> Void
+
   /// A body stopped at the limit: its announced length when that was over the limit already,
   /// else the bytes received when it was stopped.
   struct BodyLimitExceeded: Error {
@@ -35,8 +40,11 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
   /// One data task's body so far and where its end goes.
   private struct Reception {
     let limit: Int
+    let progress: ProgressReport?
     let completion: Completion
     var body = Data()
+    /// The body's announced length, once the response's head said it (see ``ProgressReport``).
+    var expected: Int64?
     /// Set once the body passed the limit: the size to report (the body is dropped).
     var exceeded: Int?
     /// A 401 asking for credentials the session does not have: the task is cancelled to end it,
@@ -71,11 +79,16 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
 
   private let receptions = Locked<[ObjectIdentifier: Reception]>([:])
 
-  /// Receives `task`'s body, stopping it past `limit` bytes, and hands its end to
+  /// Receives `task`'s body, stopping it past `limit` bytes, reports its progress to `progress`
+  /// (at the response's head, then after every chunk, outside any lock), and hands its end to
   /// `completion`. Call it before resuming the task.
-  func receive(_ task: URLSessionDataTask, limit: Int, completion: @escaping Completion) {
+  func receive(
+    _ task: URLSessionDataTask, limit: Int, progress: ProgressReport? = nil,
+    completion: @escaping Completion
+  ) {
     receptions.withLock { receptions in
-      receptions[ObjectIdentifier(task)] = Reception(limit: limit, completion: completion)
+      receptions[ObjectIdentifier(task)] = Reception(
+        limit: limit, progress: progress, completion: completion)
     }
   }
 
@@ -90,7 +103,12 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
   ) {
     completionHandler(.allow)
     let announced = response.expectedContentLength
-    update(dataTask) { $0.check(announced: announced) }
+    let encoding = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding")
+    let isDecoded = encoding.map { $0.lowercased() != "identity" } ?? false
+    update(dataTask) { reception in
+      if announced >= 0, !isDecoded { reception.expected = announced }
+      return reception.check(announced: announced)
+    }
   }
 
   /// Keeps a chunk of a task's body, or has the task cancelled once past its limit.
@@ -98,16 +116,24 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
     update(dataTask) { $0.take(data) }
   }
 
-  /// Changes `task`'s reception with `change`, and cancels the task when it says so.
+  /// Changes `task`'s reception with `change`, cancels the task when it says so, and reports
+  /// the body's progress otherwise.
   private func update(_ task: URLSessionDataTask, _ change: (inout Reception) -> Bool) {
-    let stops = receptions.withLock { receptions -> Bool in
+    let (stops, progress) = receptions.withLock {
+      receptions -> (Bool, (ProgressReport, Int64, Int64?)?) in
       // Changed where it is stored: a copy would make the body's storage shared, and every
       // append would copy it whole.
-      guard let index = receptions.index(forKey: ObjectIdentifier(task)) else { return false }
-      return change(&receptions.values[index])
+      guard let index = receptions.index(forKey: ObjectIdentifier(task)) else {
+        return (false, nil)
+      }
+      let stops = change(&receptions.values[index])
+      let reception = receptions.values[index]
+      guard let report = reception.progress, reception.exceeded == nil else { return (stops, nil) }
+      return (stops, (report, Int64(reception.body.count), reception.expected))
     }
     // Off the delegate queue, as every data task cancellation (see NetworkingOperation).
     if stops { dataTaskCancellationQueue.async { task.cancel() } }
+    if let (report, received, expected) = progress { report(received, expected) }
   }
 
   /// `error`, naming `url` (the request under way when it failed) as its failing URL. After a

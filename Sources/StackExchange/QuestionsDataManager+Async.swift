@@ -13,15 +13,28 @@ extension QuestionsDataManager {
   /// waits for it. A task that is already cancelled gets `CancellationError` without any
   /// request being sent.
   ///
-  /// - Parameter query: What to fetch.
+  /// - Parameters:
+  ///   - query: What to fetch.
+  ///   - onProgress: Called with the request's progress (bytes of the page received, against
+  ///     its announced length when the response is not compressed), shared with every caller
+  ///     of the same request: serially, newest value first, never after this call returned.
+  ///     Nil (the default) observes nothing.
   /// - Returns: The page.
   /// - Throws: ``QueryError`` or ``BackoffError`` without sending anything; `NetworkingError`
   ///   when the exchange fails (an API error body arrives as `badStatus` carrying a
   ///   ``StackExchangeAPIError``); `OperationTimeoutError` past the request timeout;
   ///   `CancellationError` when cancelled.
-  public func questions(_ query: QuestionsQuery) async throws -> QuestionsPage {
+  public func questions(
+    _ query: QuestionsQuery, onProgress: (@Sendable (OperationProgress) -> Void)? = nil
+  ) async throws -> QuestionsPage {
     try Task.checkCancellation()
-    let page = try await manager.perform(makeOperation(for: query))
+    let operation = try makeOperation(for: query)
+    let page =
+      if let onProgress {
+        try await manager.perform(operation, onProgress: onProgress)
+      } else {
+        try await manager.perform(operation)
+      }
     backoffGate.record(backoff: page.backoff, site: query.site)
     return page
   }

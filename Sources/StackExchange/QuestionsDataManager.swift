@@ -97,13 +97,19 @@ public final class QuestionsDataManager: Sendable {
   ///
   /// - Parameters:
   ///   - query: What to fetch.
-  ///   - callbackQueue: Where to call `completion`; nil calls it on an arbitrary thread.
+  ///   - callbackQueue: Where to call `onProgress` and `completion`; nil calls them on an
+  ///     arbitrary thread.
+  ///   - onProgress: Called with the request's progress (bytes of the page received, against
+  ///     its announced length when the response is not compressed), shared with every caller
+  ///     of the same request: serially, newest value first, never after `completion`. Nil (the
+  ///     default) observes nothing.
   ///   - completion: Called exactly once, never before this method returns, with the page or
   ///     the error (see the type's documentation: ``QueryError``, ``BackoffError``,
   ///     `NetworkingError`, `OperationTimeoutError`, `CancellationError`).
   public func fetchQuestions(
     _ query: QuestionsQuery,
     callbackQueue: CallbackQueue? = nil,
+    onProgress: (@Sendable (OperationProgress) -> Void)? = nil,
     completion: @escaping @Sendable (Result<QuestionsPage, any Error>) -> Void
   ) {
     let operation: FetchQuestionsOperation
@@ -113,11 +119,18 @@ public final class QuestionsDataManager: Sendable {
       Self.deliver(.failure(error), on: callbackQueue, to: completion)
       return
     }
-    manager.enqueue(operation, callbackQueue: callbackQueue) { [backoffGate] result in
+    let recording: @Sendable (Result<QuestionsPage, any Error>) -> Void = {
+      [backoffGate] result in
       if case .success(let page) = result {
         backoffGate.record(backoff: page.backoff, site: query.site)
       }
       completion(result)
+    }
+    if let onProgress {
+      manager.enqueue(
+        operation, callbackQueue: callbackQueue, onProgress: onProgress, completion: recording)
+    } else {
+      manager.enqueue(operation, callbackQueue: callbackQueue, completion: recording)
     }
   }
 

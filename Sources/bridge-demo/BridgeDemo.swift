@@ -32,6 +32,8 @@ enum BridgeDemo {
       return await CoalesceCommand.run(options).rawValue
     case .cancel(let options):
       return await CancelCommand.run(options).rawValue
+    case .progress(let options):
+      return await ProgressCommand.run(options).rawValue
     case .bench(let options):
       return await Benchmark.run(
         json: options.json, quick: options.quick, failOnMiss: options.failOnMiss)

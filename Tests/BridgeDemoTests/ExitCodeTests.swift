@@ -160,7 +160,9 @@ import Testing
     for section in sections + ["Tour done"] {
       #expect(output.stdout.contains(section))
     }
-    #expect(output.stdout.contains("a legacy Operation subclass, awaited as it is: 3 titles"))
+    #expect(
+      output.stdout.contains(
+        "a legacy Operation subclass, handed the manager's completion handler: 3 titles"))
     let pages = output.stdout.split(separator: "\n").map(String.init)
       .drop { !$0.hasPrefix("== 3. Pages") }.prefix { !$0.hasPrefix("== 4. Adopt") }
     let headings = pages.filter { $0.hasPrefix("  page ") }

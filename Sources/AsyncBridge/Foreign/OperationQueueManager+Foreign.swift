@@ -71,6 +71,60 @@ extension OperationQueueManager {
       of: operation, key: coalescingKey, priority: priority, timeout: timeout, observing: false)
   }
 
+  /// Builds a foreign operation around a completion handler of the manager's, runs it on this
+  /// manager's queue, or joins the same work in flight, and returns what that handler receives
+  /// first.
+  ///
+  /// ```swift
+  /// let questions = try await manager.perform { complete in
+  ///   QuestionsFetchOperation(completionHandler: complete)
+  /// }
+  /// let user = try await manager.perform(coalescingKey: "user/7") { complete in
+  ///   UserFetchOperation(completionHandler: complete)
+  /// }
+  /// ```
+  ///
+  /// Pass `complete` to the operation where it takes its completion handler (typically its
+  /// initializer); `Value` is inferred from that handler's type. The operation's adapter goes
+  /// into the queue and starts it, so queue control applies as with
+  /// `perform(_:coalescingKey:priority:timeout:)`. What the handler receives first is the
+  /// outcome, whenever it comes: before the operation reports finished, after, or later on
+  /// another queue; later calls are ignored. An operation that is released without calling it
+  /// gives `ForeignOperationError/completionHandlerReleased(operationName:)` at that moment.
+  ///
+  /// Cancelling the calling task resumes this call at once with `CancellationError`; the
+  /// operation is cancelled (its `cancel()` called on a serial queue of its own, never on the
+  /// pool tasks share) only when no other caller still waits for it. A `timeout` works the
+  /// same way, with `OperationTimeoutError` (scope `.caller`). A task that is already cancelled
+  /// gets `CancellationError` without building anything.
+  ///
+  /// - Parameters:
+  ///   - coalescingKey: Joins work in flight that a request built under an equal key for the
+  ///     same `Value`; `makeOperation` then never runs, so a joiner builds nothing. Nil: work
+  ///     of its own.
+  ///   - priority: The queue priority this caller asks for; nil uses the higher of the task's
+  ///     and the operation's own.
+  ///   - timeout: This caller's deadline, counted from the call; nil for none.
+  ///   - makeOperation: Builds the operation around `complete`, the manager's handler. Called
+  ///     at most once, before the call suspends.
+  /// - Returns: The value the handler received.
+  /// - Throws: The failure the handler received; `CancellationError`; `OperationTimeoutError`;
+  ///   or `ForeignOperationError`.
+  public func perform<Value: Sendable>(
+    coalescingKey: (any Hashable & Sendable)? = nil,
+    priority: Operation.QueuePriority? = nil,
+    timeout: Duration? = nil,
+    _ makeOperation: (_ complete: @escaping @Sendable (Result<Value, any Error>) -> Void) ->
+      Operation
+  ) async throws -> Value {
+    try await SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
+      let admission = admitBuilt(
+        key: coalescingKey, waiter: waiter,
+        priority: priority ?? Operation.QueuePriority(Task.currentPriority), makeOperation)
+      return admission.waiterID.map { (admission.operation, $0) }
+    }.outcome().value(as: Value.self)
+  }
+
   /// Waits, without blocking a thread, until `operation`, run elsewhere (by any queue, or by
   /// hand), has finished. Nothing is enqueued here, and this manager's queue control does not
   /// apply. Cancelling the calling task (or `timeout` passing) resumes the call at once; a

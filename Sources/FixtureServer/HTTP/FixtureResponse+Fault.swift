@@ -8,6 +8,10 @@ extension FixtureResponse {
     /// The head at once, then the body a few bytes at a time with `interval` between sends;
     /// for exceeding a client's timeout.
     case slowDrip(interval: Duration)
+    /// The head at once (with the body's `Content-Length`), then the body `chunkSize` bytes at
+    /// a time with `interval` between sends: a large body that arrives slowly but steadily, for
+    /// showing a download's progress.
+    case paced(chunkSize: Int, interval: Duration)
     /// The head at once (with the body's `Content-Length`), then nothing for `pause`, then the
     /// body: a server that announces a body and stalls before sending it.
     case stallAfterHead(pause: Duration)

@@ -25,13 +25,14 @@ extension FixtureResponse {
       encoding = .gzip
       // 0xFF starts a final block of the reserved type 3, which every inflater rejects.
       payload = Gzip.header + Data([0xFF]) + Data(repeating: 0xA5, count: max(body.count, 16))
-    case .none, .resetMidBody, .slowDrip, .shortBody, .closeDelimited, .endlessBody,
+    case .none, .resetMidBody, .slowDrip, .paced, .shortBody, .closeDelimited, .endlessBody,
       .stallAfterHead:
       payload = encoding == .gzip ? Gzip.compress(body) : body
     }
     var declaredLength = payload.count
     var ending = WireResponse.Ending.graceful
     var dripInterval: Duration?
+    var dripChunk = WireResponse.dripChunkSize
     switch fault {
     case .resetMidBody:
       payload = Data(payload.prefix(payload.count / 2))
@@ -42,6 +43,9 @@ extension FixtureResponse {
       payload = sent
     case .slowDrip(let interval), .endlessBody(let interval):
       dripInterval = interval
+    case .paced(let chunkSize, let interval):
+      dripInterval = interval
+      dripChunk = max(1, chunkSize)
     case .none, .truncatedGzip, .corruptGzip, .closeWithoutResponse, .notHTTP, .closeDelimited,
       .stallAfterHead:
       break
@@ -54,6 +58,7 @@ extension FixtureResponse {
     var wire = WireResponse(
       head: head, body: hasBody && method != "HEAD" ? payload : Data(),
       dripInterval: dripInterval, ending: ending)
+    wire.dripChunk = dripChunk
     if case .stallAfterHead(let pause) = fault { wire.pauseAfterHead = pause }
     if isEndless {
       wire.endlessChunk = Data(repeating: 0x20, count: WireResponse.endlessChunkSize)

@@ -67,7 +67,7 @@ extension ServerCore {
     guard socket.sendAll(wire.head) else { return false }
     var offset = 0
     while offset < wire.body.count {
-      let end = min(offset + WireResponse.dripChunkSize, wire.body.count)
+      let end = min(offset + wire.dripChunk, wire.body.count)
       guard socket.sendAll(wire.body.subdata(in: offset..<end)) else { return false }
       offset = end
       if offset < wire.body.count {

@@ -17,8 +17,10 @@ struct WireResponse {
   var head: Data
   /// Body bytes to send after ``head``.
   var body: Data
-  /// When set, ``body`` is sent ``dripChunkSize`` bytes at a time with this pause in between.
+  /// When set, ``body`` is sent ``dripChunk`` bytes at a time with this pause in between.
   var dripInterval: Duration?
+  /// Bytes in each send while dripping.
+  var dripChunk = WireResponse.dripChunkSize
   /// How the connection ends.
   var ending: Ending
   /// When set, the pause between ``head`` and ``body``.

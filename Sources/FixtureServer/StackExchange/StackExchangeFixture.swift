@@ -4,8 +4,9 @@ import LockedValue
 /// An offline stand-in for the StackExchange API 2.3 `/questions` method.
 ///
 /// Serves ``questionCount`` invented questions for any supported site (`stackoverflow`,
-/// `superuser`, `serverfault`, `askubuntu`, `math`, or their domain names), always as
-/// gzip-compressed JSON shaped like the real API: `items`, `has_more`, `quota_max`,
+/// `superuser`, `serverfault`, `askubuntu`, `math`, or their domain names), as
+/// gzip-compressed JSON (uncompressed, and sent slowly, while ``pace`` is set) shaped like the
+/// real API: `items`, `has_more`, `quota_max`,
 /// `quota_remaining` and, when set, `backoff` (for every page, or for chosen page numbers, so
 /// a client that follows `has_more` meets a backoff on its way). Parameters: `site` (required), `pagesize`
 /// 1…100 (default 30), `page` ≥ 1 (default 1), `sort` `activity`|`creation`|`votes` (default
@@ -25,6 +26,7 @@ public final class StackExchangeFixture: Sendable {
     var backoff: Int?
     var pageBackoffs: [Int: Int]
     var quotaRemaining: Int
+    var pace: (chunkSize: Int, interval: Duration)?
   }
 
   /// Site API names and domains the fixture answers for.
@@ -91,6 +93,15 @@ public final class StackExchangeFixture: Sendable {
     set { state.withLock { $0.pageBackoffs = newValue } }
   }
 
+  /// When set, every response is sent uncompressed, with its `Content-Length`, `chunkSize`
+  /// bytes at a time with `interval` between sends (``FixtureResponse/Fault/paced(chunkSize:interval:)``):
+  /// a page that takes long to arrive, whose progress a client can follow. May be changed while
+  /// serving.
+  public var pace: (chunkSize: Int, interval: Duration)? {
+    get { state.withLock { $0.pace } }
+    set { state.withLock { $0.pace = newValue } }
+  }
+
   /// The quota left, as reported in the last successful response.
   public var quotaRemaining: Int {
     state.withLock { $0.quotaRemaining }
@@ -99,7 +110,12 @@ public final class StackExchangeFixture: Sendable {
   /// Answers one request like the real API would.
   public func respond(to request: FixtureRequest) -> FixtureResponse {
     var response = page(for: request)
+    let (latency, pace) = state.withLock { ($0.latency, $0.pace) }
     response.latency = latency
+    if let pace {
+      response.contentEncoding = .identity
+      response.fault = .paced(chunkSize: pace.chunkSize, interval: pace.interval)
+    }
     return response
   }
 

@@ -7,20 +7,24 @@ extension ErasedOutcome {
     operation.isCancelled ? .cancelled : .success(ValueBox(()))
   }
 
-  /// How a finished ``ResultProducingOperation`` ended: its outcome (a `CancellationError`
-  /// inside it as cancellation); without one, cancellation if it was cancelled, and
+  /// How a finished ``ResultProducingOperation`` ended: its outcome (see ``delivered(_:)``);
+  /// without one, cancellation if it was cancelled, and
   /// ``ForeignOperationError/noOutcome(operationName:)`` otherwise.
   package static func produced<Foreign: ResultProducingOperation>(
     by operation: Foreign
   ) -> ErasedOutcome {
-    switch operation.outcome {
-    case .success(let value):
-      return .success(ValueBox(value))
-    case .failure(let error):
-      return error is CancellationError ? .cancelled : .failure(error)
-    case nil:
-      if operation.isCancelled { return .cancelled }
-      return .failure(ForeignOperationError.noOutcome(operationName: operation.displayName))
+    if let outcome = operation.outcome { return delivered(outcome) }
+    if operation.isCancelled { return .cancelled }
+    return .failure(ForeignOperationError.noOutcome(operationName: operation.displayName))
+  }
+
+  /// The outcome a foreign operation delivered, a `CancellationError` in it as cancellation.
+  package static func delivered<Value: Sendable>(_ result: Result<Value, any Error>)
+    -> ErasedOutcome
+  {
+    switch result {
+    case .success(let value): .success(ValueBox(value))
+    case .failure(let error): error is CancellationError ? .cancelled : .failure(error)
     }
   }
 }

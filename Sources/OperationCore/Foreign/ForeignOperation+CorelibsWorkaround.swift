@@ -14,7 +14,7 @@ extension ForeignAdapter {
   /// dependency that has not finished (added after the request), is
   /// ``ForeignOperationError/notReady(operationName:)``; the adapter's release then finishes it
   /// unrun.
-  func startForeignWhenReady(checksLeft: Int = 100) {
+  func startWhenReady(_ foreign: Operation, checksLeft: Int = 100) {
     guard foreign.isReady else {
       guard checksLeft > 0, foreign.dependencies.allSatisfy(\.isFinished) else {
         ForeignAdapters.update(foreign, by: self) {
@@ -26,10 +26,10 @@ extension ForeignAdapter {
       // Not on a global queue: a synchronous operation's work runs inside `start()`.
       let queue = DispatchQueue(label: "OperationBridge.ForeignAdapter.readiness")
       queue.asyncAfter(deadline: .now() + .microseconds(100)) {
-        self.startForeignWhenReady(checksLeft: checksLeft - 1)
+        self.startWhenReady(foreign, checksLeft: checksLeft - 1)
       }
       return
     }
-    startForeign()
+    start(foreign)
   }
 }

@@ -8,12 +8,18 @@ public enum ForeignOperationError: Error, Sendable, Equatable, CustomStringConve
   /// the manager, or an `isReady` override that stayed false), so it was not started:
   /// starting an operation that is not ready traps inside Foundation.
   case notReady(operationName: String)
+  /// The operation a request built around the manager's completion handler
+  /// (`perform { complete in … }`) let that handler go without calling it: it finished, and
+  /// nothing holds it any more (or it never kept the handler).
+  case completionHandlerReleased(operationName: String)
 
   /// A one-line description such as `LegacyFetch finished without an outcome`.
   public var description: String {
     switch self {
     case .noOutcome(let name): "\(name) finished without an outcome"
     case .notReady(let name): "\(name) was not ready to start when its turn came"
+    case .completionHandlerReleased(let name):
+      "\(name) released its completion handler without calling it"
     }
   }
 }

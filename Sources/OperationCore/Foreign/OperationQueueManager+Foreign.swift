@@ -37,9 +37,11 @@ extension OperationQueueManager {
         producing, coalescingKey: coalescingKey, priority: priority,
         callbackQueue: callbackQueue, completion: completion)
     }
-    return enqueueForeign(
-      operation, as: Void.self, key: coalescingKey, priority: priority,
-      callbackQueue: callbackQueue, completion: completion, outcome: ErasedOutcome.finished)
+    let waiter = handlerWaiter(callbackQueue: callbackQueue, completion: completion)
+    return admitForeign(
+      operation, as: Void.self, key: coalescingKey, waiter: waiter, priority: priority,
+      outcome: ErasedOutcome.finished
+    ).foreignOperation(or: operation)
   }
 
   /// Runs `operation` on this manager's queue, or joins the same work in flight, and calls
@@ -50,12 +52,7 @@ extension OperationQueueManager {
   ///   - operation: The work.
   ///   - coalescingKey: Joins work of the same class and key; nil joins only the same instance.
   ///   - priority: The queue priority; nil keeps the operation's own.
-  ///   - callbackQueue: Where to call `completion`. Nil calls it on the thread that settles the
-  ///     work: a thread of the bridge's private finish-signal queue, which notices the operation
-  ///     report `isFinished` (or the thread that started an operation that finished inside
-  ///     `start()`, if that thread sees it first); the calling thread, before this returns, for
-  ///     an operation that had already finished; the cancelling thread when the work is
-  ///     cancelled (`cancelAllOperations()`).
+  ///   - callbackQueue: Where to call `completion`, as for the plain `enqueue`.
   ///   - completion: Called exactly once; an outcome of nil arrives as
   ///     ``ForeignOperationError/noOutcome(operationName:)`` (`CancellationError` if cancelled).
   /// - Returns: The operation doing the work: `operation`, or the one in flight it joined.
@@ -68,9 +65,11 @@ extension OperationQueueManager {
     callbackQueue: CallbackQueue? = nil,
     completion: @escaping @Sendable (Result<Foreign.Output, any Error>) -> Void
   ) -> Operation {
-    enqueueForeign(
-      operation, as: Foreign.Output.self, key: coalescingKey, priority: priority,
-      callbackQueue: callbackQueue, completion: completion, outcome: ErasedOutcome.produced(by:))
+    let waiter = handlerWaiter(callbackQueue: callbackQueue, completion: completion)
+    return admitForeign(
+      operation, as: Foreign.Output.self, key: coalescingKey, waiter: waiter, priority: priority,
+      outcome: ErasedOutcome.produced(by:)
+    ).foreignOperation(or: operation)
   }
 
   private func enqueueDiscardingOutput<Foreign: ResultProducingOperation>(
@@ -83,19 +82,91 @@ extension OperationQueueManager {
     ) { (result: Result<Foreign.Output, any Error>) in completion(result.map { _ in }) }
   }
 
-  private func enqueueForeign<Foreign: Operation, Output: Sendable>(
-    _ operation: Foreign, as output: Output.Type, key: (any Hashable & Sendable)?,
-    priority: Operation.QueuePriority?, callbackQueue: CallbackQueue?,
-    completion: @escaping @Sendable (Result<Output, any Error>) -> Void,
-    outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
-  ) -> Operation {
+  /// Builds a foreign operation around a completion handler of the manager's, runs it on this
+  /// manager's queue, or joins the same work in flight, and calls `completion` once with what
+  /// that handler receives first.
+  ///
+  /// ```swift
+  /// manager.enqueue(coalescingKey: "user/7", { complete in
+  ///   UserFetchOperation(completionHandler: complete)
+  /// }) { result in … }
+  /// ```
+  ///
+  /// Pass `complete` to the operation where it takes its completion handler (typically its
+  /// initializer); the operation's adapter goes into the queue and starts it, as with
+  /// `enqueue(_:coalescingKey:priority:callbackQueue:completion:)`. What the handler receives
+  /// first is the outcome, whenever it comes: before the operation reports finished, after, or
+  /// later on another queue; later calls are ignored. An operation that is released without
+  /// calling it gives ``ForeignOperationError/completionHandlerReleased(operationName:)`` then.
+  ///
+  /// - Parameters:
+  ///   - coalescingKey: Joins work in flight that a request built under an equal key for the same
+  ///     `Value`; `makeOperation` then never runs, so a joiner builds nothing. Nil: work of its own.
+  ///   - priority: The queue priority; nil keeps the one the operation sets itself.
+  ///   - callbackQueue: Where to call `completion`; nil calls it on the thread that settles the
+  ///     work (the one the operation calls its handler on, for an outcome it delivers).
+  ///   - makeOperation: Builds the operation around `complete`, the manager's handler. Called at
+  ///     most once, before this returns.
+  ///   - completion: Called exactly once.
+  public func enqueue<Value: Sendable>(
+    coalescingKey: (any Hashable & Sendable)? = nil,
+    priority: Operation.QueuePriority? = nil,
+    callbackQueue: CallbackQueue? = nil,
+    _ makeOperation: (_ complete: @escaping @Sendable (Result<Value, any Error>) -> Void) ->
+      Operation,
+    completion: @escaping @Sendable (Result<Value, any Error>) -> Void
+  ) {
+    let waiter = handlerWaiter(callbackQueue: callbackQueue, completion: completion)
+    admitBuilt(key: coalescingKey, waiter: waiter, priority: priority, makeOperation)
+  }
+
+  /// A waiter that calls `completion` (counted while it waits on `callbackQueue`); it never
+  /// leaves.
+  private func handlerWaiter<Output: Sendable>(
+    callbackQueue: CallbackQueue?,
+    completion: @escaping @Sendable (Result<Output, any Error>) -> Void
+  ) -> OperationWaiter {
     let completion = counted(completion, on: callbackQueue)
-    let waiter = OperationWaiter(interest: .untilSettled, callbackQueue: callbackQueue) {
-      outcome in completion(Result { try outcome.value(as: Output.self) })
+    return OperationWaiter(interest: .untilSettled, callbackQueue: callbackQueue) { outcome in
+      completion(Result { try outcome.value(as: Output.self) })
     }
+  }
+
+  /// Admits a request for work that `makeOperation` builds around a ``BridgeHandler``: joins
+  /// work in flight under `key` first, so a joiner builds nothing; otherwise builds the
+  /// operation and admits it as foreign work under `key`, settled by what the handler receives.
+  @discardableResult
+  package func admitBuilt<Value: Sendable>(
+    key: (any Hashable & Sendable)?, waiter: OperationWaiter?, priority: Operation.QueuePriority?,
+    _ makeOperation: (@escaping @Sendable (Result<Value, any Error>) -> Void) -> Operation
+  ) -> Admission<Value, any Error> {
+    let scoped = key.map { ForeignKey($0, of: nil) }
+    if let scoped,
+      let joined = join(
+        CoalescingKey(for: ForeignAdapter<Value>.self, base: scoped),
+        as: ConcurrentOperation<Value, any Error>.self, waiter: waiter, priority: priority)
+    {
+      return joined
+    }
+    let handler = BridgeHandler<Value>()
+    let operation = makeOperation(handler.complete)
+    let own = operation.queuePriority
     let admission = admitForeign(
-      operation, as: Output.self, key: key, waiter: waiter, priority: priority, outcome: read)
-    return (admission.operation as? ForeignAdapter<Output>)?.foreign ?? operation
+      operation, as: Value.self, scopedKey: scoped, waiter: waiter,
+      priority: priority.map { own.rawValue > $0.rawValue ? own : $0 }, outcome: nil)
+    handler.attach(to: admission.operation)
+    return admission
+  }
+
+  /// Admits a request for foreign `operation` under `key` (scoped to its class), read by `read`.
+  package func admitForeign<Foreign: Operation, Output: Sendable>(
+    _ operation: Foreign, as output: Output.Type, key: (any Hashable & Sendable)?,
+    waiter: OperationWaiter?, priority: Operation.QueuePriority?,
+    outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
+  ) -> Admission<Output, any Error> {
+    admitForeign(
+      operation, as: output, scopedKey: key.map { ForeignKey($0, of: type(of: operation)) },
+      waiter: waiter, priority: priority, outcome: read)
   }
 
   /// Admits a request for foreign work with `waiter`: one that has finished gets its outcome at
@@ -107,10 +178,10 @@ extension OperationQueueManager {
   /// a request either joins before the others have all left, or finds the adapter closed and
   /// installs a fresh one. It never takes a cancellation that another caller's leaving caused.
   /// Only the request that installed an adapter admits it.
-  package func admitForeign<Foreign: Operation, Output: Sendable>(
-    _ operation: Foreign, as output: Output.Type, key: (any Hashable & Sendable)?,
+  private func admitForeign<Foreign: Operation, Output: Sendable>(
+    _ operation: Foreign, as output: Output.Type, scopedKey key: ForeignKey?,
     waiter: OperationWaiter?, priority: Operation.QueuePriority?,
-    outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
+    outcome read: (@Sendable (Foreign) -> ErasedOutcome)?
   ) -> Admission<Output, any Error> {
     if operation.isFinished {
       return ForeignAdapter.observe(operation, waiter: waiter, outcome: read)
@@ -121,10 +192,7 @@ extension OperationQueueManager {
       if let found = ForeignAdapters.adapter(of: operation) {
         current = found
       } else {
-        let new =
-          if let key { ForeignAdapter<Output>(for: operation, key: key) { read(operation) } } else {
-            ForeignAdapter<Output>(for: operation) { read(operation) }
-          }
+        let new = ForeignAdapter<Output>(for: operation, key: key, outcome: read)
         // Set before anyone can join it: joiners may only raise it.
         if let priority { new.setInitialPriority(priority) }
         current = ForeignAdapters.install(new, for: operation)
@@ -176,5 +244,12 @@ extension OperationQueueManager {
         // Settled: its callers all left, or the work settled (then this does nothing).
         work.removeWaiter(holdID, resumingWith: .cancelled)
       })
+  }
+}
+
+extension OperationQueueManager.Admission {
+  /// The foreign operation doing the work: the adapter's, or `operation` once that finished.
+  func foreignOperation(or operation: Operation) -> Operation {
+    (self.operation as? ForeignAdapter<Value>)?.foreign ?? operation
   }
 }

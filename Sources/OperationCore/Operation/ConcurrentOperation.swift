@@ -48,6 +48,11 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// The version of the last priority change applied to `queuePriority`; written only under
   /// `priorityChangeLock`.
   private let appliedPriorityVersion = Atomic<UInt32>(0)
+  /// The operation's progress, made on the first report or the first observer and kept (one
+  /// retain, given back in `deinit`) until the operation goes: an operation that has neither
+  /// pays one nil check when it settles. An `Atomic` of a concrete type, whose operations are
+  /// inlined: `AtomicLazyReference`'s `load` is a generic call that looks up metadata.
+  let progressHub = Atomic<Unmanaged<ProgressHub>?>(nil)
 
   /// The key identical requests share, namespaced by this operation's class and value type;
   /// nil when the operation never coalesces.
@@ -66,6 +71,11 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   public init(coalescingKey: some Hashable & Sendable) {
     self.coalescingKey = CoalescingKey(for: Self.self, base: coalescingKey)
     super.init()
+  }
+
+  // The progress hub's retain, taken when it was made (see `progressHub`).
+  deinit {
+    progressHub.load(ordering: .acquiring)?.release()
   }
 
   // MARK: Operation
@@ -151,11 +161,14 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     super.cancel()
   }
 
-  /// Called once, outside any lock, when started work should stop (cancellation or timeout).
+  /// Called once, outside any lock, when started work should stop (cancellation or timeout),
+  /// after the waiters were resumed.
   ///
-  /// Runs on the cancelling thread, which may be a task's cancellation handler: do not block,
-  /// and hop to another queue before calling anything that may (such as
-  /// `URLSessionTask.cancel()` on Linux). If ``finishesImmediatelyWhenCancelled`` is false,
+  /// When the last caller leaves (its task was cancelled, its deadline passed), it runs on a
+  /// serial queue of its own, so a hook that blocks delays no caller; otherwise on the
+  /// cancelling thread (the one calling ``cancel()``, or the manager's scheduler for a
+  /// timeout): do not block there, and hop to another queue before calling anything that may
+  /// (such as `URLSessionTask.cancel()` on Linux). If ``finishesImmediatelyWhenCancelled`` is false,
   /// call `finish` once the work has stopped.
   open func operationWasCancelled() {}
 
@@ -315,7 +328,9 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     apply(change)
     leaving.resume(with: outcome)
     guard let cancellation else { return true }
-    deliver(cancellation, observer: observer)
+    // On the leaving caller's thread (a task's cancellation handler, a deadline's timer): the
+    // hook, which may block, runs elsewhere.
+    deliver(cancellation, observer: observer, hookOnOwnQueue: true)
     // What `cancel()` does after its own transition: `isCancelled` turns true.
     super.cancel()
     return true
@@ -455,17 +470,31 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// Hands an outcome to waiters, outside the lock, then releases the operation or ends the
   /// delivery, as the delivery says.
+  ///
+  /// `hookOnOwnQueue`: ``operationWasCancelled()`` runs on a serial queue of its own instead of
+  /// this thread, so that a hook that blocks delays no caller and no thread of the pool that
+  /// tasks share.
   private func deliver(
-    _ delivery: OperationStateMachine.Delivery, observer: (any OperationLifecycleObserver)?
+    _ delivery: OperationStateMachine.Delivery, observer: (any OperationLifecycleObserver)?,
+    hookOnOwnQueue: Bool = false
   ) {
     if coalescingKey != nil { observer?.operationDidSettle(self, key: coalescingKey) }
+    progressHub.load(ordering: .acquiring)?.takeUnretainedValue().close()
     delivery.waiters.resumeAll(with: delivery.outcome)
     delivery.waiters.forEachFollower { follower in
       // Only a `ConcurrentOperation<Value, Failure>` follows this one (see `join`).
       unsafeDowncast(follower, to: ConcurrentOperation<Value, Failure>.self)
         .transition { $0.followedWorkSettled(with: delivery.outcome) }
     }
-    if delivery.stopsWork { operationWasCancelled() }
+    if delivery.stopsWork {
+      if hookOnOwnQueue {
+        DispatchQueue(label: "OperationBridge.operationWasCancelled").async {
+          self.operationWasCancelled()
+        }
+      } else {
+        operationWasCancelled()
+      }
+    }
     switch delivery.then {
     case .nothing:
       return

@@ -45,6 +45,14 @@ package struct OperationWaiter: Sendable {
     self.deliver = deliver
   }
 
+  /// This waiter, closing `observer` before it hands over the outcome: the caller's progress
+  /// calls all come before its outcome, never after (see ``ProgressObserver``).
+  package func closing(_ observer: ProgressObserver) -> OperationWaiter {
+    OperationWaiter(interest: interest, callbackQueue: callbackQueue) { [deliver] outcome in
+      observer.close { deliver(outcome) }
+    }
+  }
+
   /// Whether the waiter is a caller, one that wants the outcome.
   var isCaller: Bool {
     switch interest {

@@ -54,6 +54,10 @@ enum Arguments {
       return .coalesce(try coalesce(arguments))
     case .cancel:
       return .cancel(try cancel(arguments))
+    case .progress:
+      let scanner = try OptionScanner(
+        arguments, command: .progress, options: [baseURL, .init(name: "--json", takesValue: false)])
+      return .progress(ProgressOptions(baseURL: try url(in: scanner), json: scanner.flag("--json")))
     case .bench:
       return .bench(try bench(arguments))
     case .help:

@@ -6,6 +6,7 @@ enum Subcommand: String, CaseIterable, Sendable {
   case questions
   case coalesce
   case cancel
+  case progress
   case bench
   case help
 }
@@ -24,6 +25,8 @@ enum Invocation: Equatable {
   case coalesce(CoalesceOptions)
   /// Cancel a fetch mid-request.
   case cancel(CancelOptions)
+  /// Two callers follow the progress of one slow request.
+  case progress(ProgressOptions)
   /// Run the benchmarks.
   case bench(BenchOptions)
 }
@@ -58,6 +61,14 @@ struct CancelOptions: Equatable {
   /// How long after the fetch starts the calling task is cancelled; nil cancels once the
   /// embedded server has the request (or after `CancelCommand.defaultDelay` with a base URL).
   var after: Duration?
+}
+
+/// Options of `bridge-demo progress`.
+struct ProgressOptions: Equatable {
+  /// Where to send the request; nil starts the embedded server, which sends the page slowly.
+  var baseURL: URL?
+  /// Print one JSON object instead of text, and no progress bar.
+  var json = false
 }
 
 /// Options of `bridge-demo bench`.

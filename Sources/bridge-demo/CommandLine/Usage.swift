@@ -22,6 +22,7 @@ enum Usage {
     case .questions?: questions
     case .coalesce?: coalesce
     case .cancel?: cancel
+    case .progress?: progress
     case .bench?: bench
     }
   }
@@ -50,6 +51,7 @@ enum Usage {
           ("questions", "Print the latest questions of a site, one page or several"),
           ("coalesce", "Many concurrent callers ask for one page: count the HTTP requests"),
           ("cancel", "Cancel a fetch mid-request and show what happens to it"),
+          ("progress", "Two callers follow the progress of one slow request"),
           ("bench", "Run the benchmarks"),
           ("help", "Show the help of a command"),
         ]),
@@ -161,6 +163,37 @@ enum Usage {
         "EXIT STATUS",
         "0 every layer let go; 1 the request ended before the cancellation or a layer held on; "
           + "64 usage error."),
+    ])
+
+  private static let progress = HelpPage(
+    overview: """
+      Two callers, one with try await and one with a completion handler, ask for one large \
+      page, which the embedded server sends slowly: one HTTP request feeds both, and both \
+      follow its progress, shown as a progress bar on standard error when it is a terminal.
+      """,
+    usage: ["progress", "[--base-url <url>]", "[--json]"],
+    blocks: [
+      .list(
+        "OPTIONS",
+        [
+          (
+            "--base-url <url>",
+            baseURLDescription + "; a server that compresses its responses announces no "
+              + "length, so the bar shows bytes without a share"
+          ),
+          (
+            "--json",
+            "Print one JSON object instead of text: \"callers\", \"http_requests\" (null with "
+              + "--base-url), \"progress_updates\" (per caller), \"bytes\", \"total_bytes\" "
+              + "(null when unknown) and \"same_page\"; no progress bar"
+          ),
+          helpOption,
+        ]),
+      .paragraph(
+        "The bar is drawn only when standard error is a terminal and --json is not given: a "
+          + "pipe or a log file never collects it."),
+      .labelled(
+        "EXIT STATUS", "0 both callers got the page; 1 a request failed; 64 usage error."),
     ])
 
   private static let bench = HelpPage(

@@ -1,28 +1,27 @@
 import Foundation
-import OperationCore
 import StackExchange
 
-/// The kind of operation a code base already has: a hand-rolled concurrent `Operation` with a
-/// completion-handler body and a stored result. The tour awaits it without changing it; the
-/// extension at the bottom (three lines) adopts `ResultProducingOperation` so its result can be
-/// awaited too.
+/// The kind of operation a code base already has: a hand-rolled concurrent `Operation` that
+/// takes its completion handler at init and calls it once it has reported finished. The tour
+/// awaits it without changing it, handing it the manager's completion handler.
 final class LegacyTitlesOperation: Operation, @unchecked Sendable {
-  // State lives in the three fields below, guarded by `lock`.
+  // State lives in the two fields below, guarded by `lock`; the rest is constant.
   private let questions: QuestionsDataManager
   private let query: QuestionsQuery
+  private let completionHandler: (Result<[String], any Error>) -> Void
   private let lock = NSLock()
   private var executing = false
   private var finished = false
-  private var storedResult: Result<[String], any Error>?
 
-  init(questions: QuestionsDataManager, query: QuestionsQuery) {
+  init(
+    questions: QuestionsDataManager, query: QuestionsQuery,
+    completionHandler: @escaping (Result<[String], any Error>) -> Void
+  ) {
     self.questions = questions
     self.query = query
+    self.completionHandler = completionHandler
     super.init()
   }
-
-  /// The titles, or why there are none; nil until it finished.
-  var result: Result<[String], any Error>? { lock.withLock { storedResult } }
 
   override var isAsynchronous: Bool { true }
   override var isExecuting: Bool { lock.withLock { executing } }
@@ -41,19 +40,16 @@ final class LegacyTitlesOperation: Operation, @unchecked Sendable {
     }
   }
 
+  /// Reports finished, then calls the completion handler.
   private func finish(with result: Result<[String], any Error>) {
     willChangeValue(forKey: "isExecuting")
     willChangeValue(forKey: "isFinished")
     lock.withLock {
-      storedResult = result
       executing = false
       finished = true
     }
     didChangeValue(forKey: "isExecuting")
     didChangeValue(forKey: "isFinished")
+    completionHandler(result)
   }
-}
-
-extension LegacyTitlesOperation: ResultProducingOperation {
-  var outcome: Result<[String], any Error>? { result }
 }

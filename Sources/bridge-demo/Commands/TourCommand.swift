@@ -39,11 +39,14 @@ enum TourCommand {
     do {
       // It fetches through the data manager, so it needs a second slot beside its own: the
       // demo's manager is four wide.
-      let legacy = LegacyTitlesOperation(questions: environment.questions, query: query)
-      let titles = try await environment.manager.perform(
-        legacy, coalescingKey: "tour/legacy-titles")
+      let titles = try await environment.manager.perform(coalescingKey: "tour/legacy-titles") {
+        complete in
+        LegacyTitlesOperation(
+          questions: environment.questions, query: query, completionHandler: complete)
+      }
       Console.out(
-        "a legacy Operation subclass, awaited as it is: \(titles.count) titles, first: "
+        "a legacy Operation subclass, handed the manager's completion handler: "
+          + "\(titles.count) titles, first: "
           + (titles.first ?? "-"))
     } catch {
       Console.error(error)

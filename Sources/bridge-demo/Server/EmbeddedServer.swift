@@ -32,6 +32,13 @@ final class EmbeddedServer: Sendable {
     set { fixture.latency = newValue }
   }
 
+  /// When set, every response is sent uncompressed, `chunkSize` bytes at a time with `interval`
+  /// between sends: a page that takes long, whose progress a client can follow.
+  var pace: (chunkSize: Int, interval: Duration)? {
+    get { fixture.pace }
+    set { fixture.pace = newValue }
+  }
+
   /// The `/questions` requests received so far.
   var questionRequestCount: Int { server.requestCount(path: "/questions") }
 

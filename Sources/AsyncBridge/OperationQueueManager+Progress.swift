@@ -1,0 +1,87 @@
+import Foundation
+import OperationCore
+
+extension OperationQueueManager {
+  /// Enqueues `operation`, or joins an identical one in flight, and returns its value, handing
+  /// `onProgress` the progress of the work as it goes.
+  ///
+  /// Every coalesced caller shares one progress: a call that joins work under way is handed the
+  /// current value at once, then every later one. Calls are serial, on a global dispatch queue,
+  /// never on the thread that reports; a slow one gets the newest value rather than a backlog;
+  /// values never go backwards; and none comes after this call has returned. Cancellation, the
+  /// deadline and coalescing behave as in ``perform(_:priority:timeout:)-8dk9q``; a caller that
+  /// leaves is called no more.
+  ///
+  /// ```swift
+  /// let page = try await manager.perform(fetch, onProgress: { progress in
+  ///   if let fraction = progress.fractionCompleted { bar.show(fraction) }
+  /// })
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - operation: The work, coalesced by its key.
+  ///   - priority: The queue priority this caller asks for; nil uses the task's.
+  ///   - timeout: This caller's deadline, counted from the call; nil for none.
+  ///   - onProgress: Called with the work's progress (see
+  ///     `ConcurrentOperation.reportProgress(completed:total:)`).
+  /// - Returns: The operation's value.
+  /// - Throws: The operation's failure, `CancellationError` when cancelled, or
+  ///   `OperationTimeoutError` when a time limit expired.
+  @_disfavoredOverload
+  @inlinable
+  public func perform<Value, Failure>(
+    _ operation: consuming ConcurrentOperation<Value, Failure>,
+    priority: Operation.QueuePriority? = nil,
+    timeout: Duration? = nil,
+    onProgress: @escaping @Sendable (OperationProgress) -> Void
+  ) async throws -> Value {
+    try await observedOutcome(
+      of: operation, priority: priority, timeout: timeout, onProgress: onProgress
+    ).value(as: Value.self)
+  }
+
+  /// Enqueues `operation`, or joins an identical one in flight, and returns its value, with
+  /// typed failures, handing `onProgress` the progress of the work as it goes, as the untyped
+  /// overload does.
+  ///
+  /// - Parameters:
+  ///   - operation: The work, coalesced by its key.
+  ///   - priority: The queue priority this caller asks for; nil uses the task's.
+  ///   - timeout: This caller's deadline, counted from the call; nil for none.
+  ///   - onProgress: Called with the work's shared progress.
+  /// - Returns: The operation's value.
+  /// - Throws: The operation's typed failure.
+  @inlinable
+  public func perform<Value, Failure: OperationFailure>(
+    _ operation: consuming ConcurrentOperation<Value, Failure>,
+    priority: Operation.QueuePriority? = nil,
+    timeout: Duration? = nil,
+    onProgress: @escaping @Sendable (OperationProgress) -> Void
+  ) async throws(Failure) -> Value {
+    try await observedOutcome(
+      of: operation, priority: priority, timeout: timeout, onProgress: onProgress
+    ).value(as: Value.self, failure: Failure.self)
+  }
+
+  /// ``outcome(of:priority:timeout:)`` for a caller that observes progress: its waiter hands
+  /// `onProgress` the progress of the work it waits on, and closes it before the outcome. A
+  /// separate path, so a caller that observes nothing pays nothing for it.
+  @usableFromInline
+  func observedOutcome<Value, Failure>(
+    of operation: consuming ConcurrentOperation<Value, Failure>,
+    priority: Operation.QueuePriority?,
+    timeout: Duration?,
+    onProgress: @escaping @Sendable (OperationProgress) -> Void
+  ) async -> ErasedOutcome {
+    var request = Optional(consume operation)
+    let point = SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
+      guard let operation = request.take() else { preconditionFailure("registered twice") }
+      let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
+      let admission = admit(
+        operation, waiter: waiter, priority: priority, callbackQueue: nil,
+        onProgress: onProgress)
+      return admission.waiterID.map { (admission.operation, $0) }
+    }
+    return await point.outcome()
+  }
+}

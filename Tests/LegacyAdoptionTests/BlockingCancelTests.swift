@@ -1,0 +1,151 @@
+import AsyncBridge
+import Dispatch
+import Foundation
+import LockedValue
+import OperationCore
+import TestSupport
+import Testing
+
+/// A legacy `cancel()` that blocks (a stand-in for a data task's `cancel()`, which may block on
+/// Linux) delays no caller: each caller resumes before, and independently of, the `cancel()`
+/// its leaving triggers, and those calls run on threads of their own, never on the pool that
+/// tasks share.
+@Suite struct BlockingCancelTests {
+  /// More blocking cancels than the machine has cores.
+  static let operationCount = max(6, ProcessInfo.processInfo.activeProcessorCount + 2)
+
+  @Test func callersResumeWhileEveryLegacyCancelIsStillBlocked() async {
+    let manager = OperationQueueManager()
+    let gate = Gate()
+    let entered = AsyncCounter()
+    let service = ManualUserService()
+    let resumed = Recorder<ContinuousClock.Instant>()
+    let tasks = (0..<Self.operationCount).map { index in
+      Task {
+        defer { resumed.record(.now) }
+        return try await manager.perform { complete in
+          BlockingCancelOperation(
+            userID: index, service: service, gate: gate, entered: entered,
+            completionHandler: complete)
+        }
+      }
+    }
+    #expect(await eventually { service.requestCount == Self.operationCount })
+    // Each from a task of its own: a cancellation handler runs on the cancelling thread.
+    let cancelled = Recorder<ContinuousClock.Instant>()
+    let waits = tasks.map { task in
+      Task {
+        cancelled.record(.now)
+        task.cancel()
+        return await error(of: task) is CancellationError
+      }
+    }
+    for wait in waits { #expect(await value(of: wait) == true) }
+    // Deterministic: every caller is back while no legacy `cancel()` has returned.
+    #expect(!gate.isOpen)
+    // Every `cancel()` runs at once, each on a thread of its own, though all of them block.
+    #expect(await eventually { entered.value == Self.operationCount })
+    // The pool that tasks and the global queues share is free meanwhile.
+    #expect(
+      await completing {
+        await withCheckedContinuation { DispatchQueue.global().async(execute: $0.resume) }
+      } != nil)
+    print(
+      "blocking legacy cancel: last caller back \(Self.latency(cancelled, resumed)) after the first cancel"
+    )
+    gate.open()
+    #expect(await becomesIdle(manager))
+  }
+
+  /// From the first cancel to the last caller's resumption.
+  static func latency(
+    _ cancelled: Recorder<ContinuousClock.Instant>, _ resumed: Recorder<ContinuousClock.Instant>
+  ) -> Duration {
+    guard let first = cancelled.values.min(), let last = resumed.values.max() else { return .zero }
+    return last - first
+  }
+
+  /// The same for an `operationWasCancelled()` override of a `ConcurrentOperation` of your own.
+  @Test func callersResumeWhileEveryCancellationHookIsStillBlocked() async {
+    let manager = OperationQueueManager()
+    let gate = Gate()
+    let entered = AsyncCounter()
+    let operations = (0..<Self.operationCount).map { _ in
+      BlockingHookOperation(gate: gate, entered: entered)
+    }
+    let resumed = Recorder<ContinuousClock.Instant>()
+    let tasks = operations.map { operation in
+      Task {
+        defer { resumed.record(.now) }
+        return try await manager.perform(operation)
+      }
+    }
+    for operation in operations { #expect(await operation.started.wait()) }
+    // Each from a task of its own: a cancellation handler runs on the cancelling thread.
+    let cancelled = Recorder<ContinuousClock.Instant>()
+    let waits = tasks.map { task in
+      Task {
+        cancelled.record(.now)
+        task.cancel()
+        return await error(of: task) is CancellationError
+      }
+    }
+    for wait in waits { #expect(await value(of: wait) == true) }
+    #expect(!gate.isOpen)
+    #expect(await eventually { entered.value == Self.operationCount })
+    print(
+      "blocking cancellation hook: last caller back \(Self.latency(cancelled, resumed)) after the first cancel"
+    )
+    gate.open()
+    #expect(await becomesIdle(manager))
+  }
+}
+
+/// A `ConcurrentOperation` whose `operationWasCancelled()` blocks until `gate` opens.
+final class BlockingHookOperation: ConcurrentOperation<Int, any Error>, @unchecked Sendable {
+  let started = Gate()
+  private let gate: Gate
+  private let entered: AsyncCounter
+
+  init(gate: Gate, entered: AsyncCounter) {
+    self.gate = gate
+    self.entered = entered
+    super.init()
+  }
+
+  override func main() { started.open() }
+
+  override func operationWasCancelled() {
+    entered.increment()
+    _ = gate.block()
+  }
+}
+
+/// A legacy operation whose `cancel()` blocks until `gate` opens.
+final class BlockingCancelOperation: LegacyConcurrentOperation<LegacyUser>, @unchecked Sendable {
+  let userID: Int
+  private let service: ManualUserService
+  private let gate: Gate
+  private let entered: AsyncCounter
+
+  init(
+    userID: Int, service: ManualUserService, gate: Gate, entered: AsyncCounter,
+    completionHandler: ((Result<LegacyUser, any Error>) -> Void)?
+  ) {
+    self.userID = userID
+    self.service = service
+    self.gate = gate
+    self.entered = entered
+    super.init(completionHandler: completionHandler)
+  }
+
+  override func main() {
+    service.fetchUser(id: userID) { [weak self] result in self?.finish(result: result) }
+  }
+
+  override func cancel() {
+    entered.increment()
+    _ = gate.block()
+    super.cancel()
+  }
+}
