@@ -92,28 +92,39 @@ final class SuspensionPoint: @unchecked Sendable {
   @inlinable
   @inline(__always)
   func outcome() async -> ErasedOutcome {
-    if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *),
-      followsEscalation
-    {
-      await withTaskCancellationHandler {
-        await withTaskPriorityEscalationHandler {
-          // Escalated between the registration and the handler: nothing told the waiter.
-          let priority = Task.currentPriority
-          if priority.rawValue > registeredPriority { escalate(to: priority) }
-          await withCheckedContinuation { attach($0) }
-        } onPriorityEscalated: { _, priority in
-          escalate(to: priority)
-        }
-      } onCancel: {
-        leave(with: .cancelled)
-      }
-    } else {
-      // Apart, so that a caller without the escalation handler waits as cheaply as before.
+    if followsEscalation { return await outcomeFollowingEscalation() }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { attach($0) }
+    } onCancel: {
+      leave(with: .cancelled)
+    }
+    return takeOutcome()
+  }
+
+  /// ``outcome()`` with the escalation handler installed while the task waits. Out of line, so
+  /// that a caller that needs none waits through the same code, with the same frame, as before.
+  @usableFromInline
+  @inline(never)
+  func outcomeFollowingEscalation() async -> ErasedOutcome {
+    guard #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) else {
       await withTaskCancellationHandler {
         await withCheckedContinuation { attach($0) }
       } onCancel: {
         leave(with: .cancelled)
       }
+      return takeOutcome()
+    }
+    await withTaskCancellationHandler {
+      await withTaskPriorityEscalationHandler {
+        // Escalated between the registration and the handler: nothing told the waiter.
+        let priority = Task.currentPriority
+        if priority.rawValue > registeredPriority { escalate(to: priority) }
+        await withCheckedContinuation { attach($0) }
+      } onPriorityEscalated: { _, priority in
+        escalate(to: priority)
+      }
+    } onCancel: {
+      leave(with: .cancelled)
     }
     return takeOutcome()
   }
