@@ -2,7 +2,7 @@ import Foundation
 import OperationCore
 
 /// A request a manager has admitted, whose caller awaits it later: the two halves of
-/// ``OperationQueueManager/perform(_:priority:timeout:)-8dk9q`` apart, so that a timer's
+/// ``OperationQueueManager/perform(_:priority:timeout:whenAbandoned:)-9lo7d`` apart, so that a timer's
 /// action (a page sequence's backoff ending) admits the request at once, on its own thread,
 /// and the waiting task collects the outcome when it resumes.
 package struct AdmittedRequest<Value: Sendable>: Sendable {
@@ -31,6 +31,8 @@ extension OperationQueueManager {
     _ operation: ConcurrentOperation<Value, Failure>, priority: TaskPriority
   ) -> AdmittedRequest<Value> {
     AdmittedRequest(
-      point: register(operation, priority: Operation.QueuePriority(priority), timeout: nil))
+      point: register(
+        operation, priority: Operation.QueuePriority(priority), timeout: nil,
+        whenAbandoned: .cancel))
   }
 }

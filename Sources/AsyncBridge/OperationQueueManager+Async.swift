@@ -14,6 +14,9 @@ extension OperationQueueManager {
   /// that is already cancelled gets `CancellationError` without enqueueing anything. A
   /// `timeout` works the same way: at the deadline this caller leaves with
   /// `OperationTimeoutError` (scope `.caller`) and the shared work goes on for the others.
+  /// When every caller has left, `whenAbandoned` decides what happens to the work: cancelled
+  /// (the default), run to its end, or kept for a while for a late request to join
+  /// (`AbandonmentPolicy`).
   ///
   /// - Parameters:
   ///   - operation: The work. If one with the same `CoalescingKey` is in flight, this one
@@ -23,6 +26,8 @@ extension OperationQueueManager {
   ///   - priority: The queue priority this caller asks for; nil uses the task's.
   ///   - timeout: This caller's deadline, counted from the call; nil for none. Distinct from
   ///     the operation's own `ConcurrentOperation.timeout`, which fails every waiter.
+  ///   - whenAbandoned: What happens to the work once this caller and every other one have
+  ///     left: `.cancel` (the default), `.finish` or `.linger(_:)`.
   /// - Returns: The operation's value.
   /// - Throws: The operation's failure, `CancellationError` when cancelled (the task or the
   ///   operation), or `OperationTimeoutError` when a time limit expired.
@@ -31,17 +36,19 @@ extension OperationQueueManager {
   public func perform<Value, Failure>(
     _ operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil,
-    timeout: Duration? = nil
+    timeout: Duration? = nil,
+    whenAbandoned: AbandonmentPolicy = .cancel
   ) async throws -> Value {
-    try await outcome(of: operation, priority: priority, timeout: timeout)
-      .value(as: Value.self)
+    try await outcome(
+      of: operation, priority: priority, timeout: timeout, whenAbandoned: whenAbandoned
+    ).value(as: Value.self)
   }
 
   /// Enqueues `operation`, or joins an identical one in flight, and returns its value, with
   /// typed failures.
   ///
-  /// Cancellation and the deadline behave as in the untyped
-  /// ``perform(_:priority:timeout:)-8dk9q``, but arrive as
+  /// Cancellation, the deadline and abandonment behave as in the untyped
+  /// `perform(_:priority:timeout:whenAbandoned:)`, but arrive as
   /// `Failure(cancellation:)` and `Failure(timeout:)`. Swift infers the typed error inside a
   /// function that declares `throws(Failure)` or a `do throws(Failure)` block; in a plain
   /// closure such as `Task { … }` write `do throws(Failure) { … } catch { … }` to keep it.
@@ -50,29 +57,34 @@ extension OperationQueueManager {
   ///   - operation: The work, coalesced by its key.
   ///   - priority: The queue priority this caller asks for; nil uses the task's.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
+  ///   - whenAbandoned: What happens to the work once every caller has left.
   /// - Returns: The operation's value.
   /// - Throws: The operation's typed failure.
   @inlinable
   public func perform<Value, Failure: OperationFailure>(
     _ operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil,
-    timeout: Duration? = nil
+    timeout: Duration? = nil,
+    whenAbandoned: AbandonmentPolicy = .cancel
   ) async throws(Failure) -> Value {
-    try await outcome(of: operation, priority: priority, timeout: timeout)
-      .value(as: Value.self, failure: Failure.self)
+    try await outcome(
+      of: operation, priority: priority, timeout: timeout, whenAbandoned: whenAbandoned
+    ).value(as: Value.self, failure: Failure.self)
   }
 
   /// Runs `body` as an operation on this manager's queue and returns its value.
   ///
   /// The closure gets the queue's control: it waits for a free slot, honours suspension,
   /// priorities and `cancelAllOperations()`. Cancelling the calling task (or its `timeout`
-  /// passing) leaves the run, cancelling it; cancelling the operation cancels the task running
-  /// `body`.
+  /// passing) leaves the run, cancelling it unless `whenAbandoned` asks to keep it; cancelling
+  /// the operation cancels the task running `body`.
   ///
   /// - Parameters:
   ///   - key: Pass nothing (or nil) for a run of its own.
   ///   - priority: The queue priority this caller asks for; nil uses the task's.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
+  ///   - whenAbandoned: What happens to the run once the caller has left: `.cancel` (the
+  ///     default), `.finish` or `.linger(_:)`.
   ///   - body: The work.
   /// - Returns: What `body` returned.
   /// - Throws: What `body` threw, `CancellationError`, or `OperationTimeoutError`.
@@ -80,23 +92,30 @@ extension OperationQueueManager {
     key: Never? = nil,
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil,
+    whenAbandoned: AbandonmentPolicy = .cancel,
     _ body: consuming @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
-    try await perform(AsyncOperation(consume body), priority: priority, timeout: timeout)
+    try await perform(
+      AsyncOperation(consume body), priority: priority, timeout: timeout,
+      whenAbandoned: whenAbandoned)
   }
 
   /// Runs `body` as an operation on this manager's queue, shared by calls with an equal `key`
   /// while it is in flight, and returns its value.
   ///
-  /// As ``run(key:priority:timeout:_:)-(Never?,_,_,_)``, plus coalescing: a call whose key is
-  /// in flight joins that run without building an operation, and releases its own `body`
-  /// (never run) before it waits. Cancelling the calling task (or its `timeout` passing) leaves
-  /// the shared run, cancelling it only when nobody else waits.
+  /// As ``run(key:priority:timeout:whenAbandoned:_:)-(Never?,_,_,_,_)``, plus coalescing: a
+  /// call whose key is in flight joins that run without building an operation, and releases its
+  /// own `body` (never run) before it waits. Cancelling the calling task (or its `timeout`
+  /// passing) leaves the shared run, cancelling it only when nobody else waits and no caller's
+  /// `whenAbandoned` asks to keep it. `forget(key:)` makes the next call with `key` start a
+  /// new run.
   ///
   /// - Parameters:
   ///   - key: A coalescing key; nil runs `body` on its own.
   ///   - priority: The queue priority this caller asks for; nil uses the task's.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
+  ///   - whenAbandoned: What happens to the run once every caller has left: `.cancel` (the
+  ///     default), `.finish` or `.linger(_:)`.
   ///   - body: The work.
   /// - Returns: What `body` returned.
   /// - Throws: What `body` threw, `CancellationError`, or `OperationTimeoutError`.
@@ -105,21 +124,28 @@ extension OperationQueueManager {
     key: Key?,
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil,
+    whenAbandoned: AbandonmentPolicy = .cancel,
     _ body: consuming @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
-    guard let key else { return try await run(priority: priority, timeout: timeout, consume body) }
-    let point = register(key: key, priority: priority, timeout: timeout, consume body)
+    guard let key else {
+      return try await run(
+        priority: priority, timeout: timeout, whenAbandoned: whenAbandoned, consume body)
+    }
+    let point = register(
+      key: key, priority: priority, timeout: timeout, whenAbandoned: whenAbandoned, consume body)
     return try await point.outcome().value(as: Value.self)
   }
 
-  /// The registration half of ``run(key:priority:timeout:_:)-(Key?,_,_,_)``, synchronous, so
-  /// the closure ends here for a call that joins: a context the caller allocated for it is
-  /// freed before the caller waits, not on the way back when the shared run resumes everyone.
+  /// The registration half of ``run(key:priority:timeout:whenAbandoned:_:)-(Key?,_,_,_,_)``,
+  /// synchronous, so the closure ends here for a call that joins: a context the caller
+  /// allocated for it is freed before the caller waits, not on the way back when the shared run
+  /// resumes everyone.
   @inlinable
   func register<Value: Sendable, Key: Hashable & Sendable>(
     key: Key,
     priority: Operation.QueuePriority?,
     timeout: Duration?,
+    whenAbandoned policy: AbandonmentPolicy,
     _ body: consuming @escaping @Sendable () async throws -> Value
   ) -> SuspensionPoint {
     let body = consume body
@@ -130,8 +156,11 @@ extension OperationQueueManager {
       let admission =
         join(
           CoalescingKey(for: AsyncOperation<Value>.self, base: key),
-          as: ConcurrentOperation<Value, any Error>.self, waiter: waiter, priority: priority)
-        ?? admit(AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority)
+          as: ConcurrentOperation<Value, any Error>.self, waiter: waiter, priority: priority,
+          whenAbandoned: policy)
+        ?? admit(
+          AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority,
+          whenAbandoned: policy)
       return admission.waiterID.map {
         (admission.operation, $0, followsEscalation(of: admission.operation))
       }
@@ -146,26 +175,29 @@ extension OperationQueueManager {
   func outcome<Value, Failure>(
     of operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority?,
-    timeout: Duration?
+    timeout: Duration?,
+    whenAbandoned policy: AbandonmentPolicy
   ) async -> ErasedOutcome {
-    await register(operation, priority: priority, timeout: timeout).outcome()
+    await register(operation, priority: priority, timeout: timeout, whenAbandoned: policy)
+      .outcome()
   }
 
-  /// The registration half of ``outcome(of:priority:timeout:)``, synchronous, so nothing it
-  /// uses stays in the waiting task's frames. Inlinable, so it is specialised for the caller's
-  /// operation type and looks up no generic metadata.
+  /// The registration half of ``outcome(of:priority:timeout:whenAbandoned:)``, synchronous, so
+  /// nothing it uses stays in the waiting task's frames. Inlinable, so it is specialised for the
+  /// caller's operation type and looks up no generic metadata.
   @inlinable
   func register<Value, Failure>(
     _ operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority?,
-    timeout: Duration?
+    timeout: Duration?,
+    whenAbandoned policy: AbandonmentPolicy
   ) -> SuspensionPoint {
     var request = Optional(consume operation)
     return SuspensionPoint.register(timeout: timeout, on: { scheduler }) {
       waiter, taskPriority in
       guard let operation = request.take() else { preconditionFailure("registered twice") }
       let priority = priority ?? Operation.QueuePriority(taskPriority)
-      let admission = admit(operation, waiter: waiter, priority: priority)
+      let admission = admit(operation, waiter: waiter, priority: priority, whenAbandoned: policy)
       return admission.waiterID.map {
         (admission.operation, $0, followsEscalation(of: admission.operation))
       }

@@ -9,8 +9,9 @@ extension OperationQueueManager {
   /// current value at once, then every later one. Calls are serial, on a global dispatch queue,
   /// never on the thread that reports; a slow one gets the newest value rather than a backlog;
   /// values never go backwards; and none comes after this call has returned. Cancellation, the
-  /// deadline and coalescing behave as in ``perform(_:priority:timeout:)-8dk9q``; a caller that
-  /// leaves is called no more.
+  /// deadline, abandonment and coalescing behave as in
+  /// ``perform(_:priority:timeout:whenAbandoned:)-9lo7d``; a caller that leaves is called no
+  /// more.
   ///
   /// ```swift
   /// let page = try await manager.perform(fetch, onProgress: { progress in
@@ -22,6 +23,8 @@ extension OperationQueueManager {
   ///   - operation: The work, coalesced by its key.
   ///   - priority: The queue priority this caller asks for; nil uses the task's.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
+  ///   - whenAbandoned: What happens to the work once every caller has left: `.cancel` (the
+  ///     default), `.finish` or `.linger(_:)`.
   ///   - onProgress: Called with the work's progress (see
   ///     `ConcurrentOperation.reportProgress(completed:total:)`).
   /// - Returns: The operation's value.
@@ -33,10 +36,12 @@ extension OperationQueueManager {
     _ operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil,
+    whenAbandoned: AbandonmentPolicy = .cancel,
     onProgress: @escaping @Sendable (OperationProgress) -> Void
   ) async throws -> Value {
     try await observedOutcome(
-      of: operation, priority: priority, timeout: timeout, onProgress: onProgress
+      of: operation, priority: priority, timeout: timeout, whenAbandoned: whenAbandoned,
+      onProgress: onProgress
     ).value(as: Value.self)
   }
 
@@ -48,6 +53,7 @@ extension OperationQueueManager {
   ///   - operation: The work, coalesced by its key.
   ///   - priority: The queue priority this caller asks for; nil uses the task's.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
+  ///   - whenAbandoned: What happens to the work once every caller has left.
   ///   - onProgress: Called with the work's shared progress.
   /// - Returns: The operation's value.
   /// - Throws: The operation's typed failure.
@@ -56,14 +62,16 @@ extension OperationQueueManager {
     _ operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil,
+    whenAbandoned: AbandonmentPolicy = .cancel,
     onProgress: @escaping @Sendable (OperationProgress) -> Void
   ) async throws(Failure) -> Value {
     try await observedOutcome(
-      of: operation, priority: priority, timeout: timeout, onProgress: onProgress
+      of: operation, priority: priority, timeout: timeout, whenAbandoned: whenAbandoned,
+      onProgress: onProgress
     ).value(as: Value.self, failure: Failure.self)
   }
 
-  /// ``outcome(of:priority:timeout:)`` for a caller that observes progress: its waiter hands
+  /// ``outcome(of:priority:timeout:whenAbandoned:)`` for a caller that observes progress: its waiter hands
   /// `onProgress` the progress of the work it waits on, and closes it before the outcome. A
   /// separate path, so a caller that observes nothing pays nothing for it.
   @usableFromInline
@@ -71,6 +79,7 @@ extension OperationQueueManager {
     of operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority?,
     timeout: Duration?,
+    whenAbandoned policy: AbandonmentPolicy,
     onProgress: @escaping @Sendable (OperationProgress) -> Void
   ) async -> ErasedOutcome {
     var request = Optional(consume operation)
@@ -78,7 +87,7 @@ extension OperationQueueManager {
       guard let operation = request.take() else { preconditionFailure("registered twice") }
       let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
       let admission = admit(
-        operation, waiter: waiter, priority: priority, callbackQueue: nil,
+        operation, waiter: waiter, priority: priority, whenAbandoned: policy, callbackQueue: nil,
         onProgress: onProgress)
       return admission.waiterID.map { (admission.operation, $0) }
     }

@@ -13,8 +13,14 @@ extension QuestionsDataManager {
   /// waits for it. A task that is already cancelled gets `CancellationError` without any
   /// request being sent.
   ///
+  /// With `whenAbandoned: .finish`, the request completes even when every caller has left
+  /// (the server-side effect or the page is wanted anyway), and a caller that asks for the
+  /// same page meanwhile joins it; `.linger(_:)` keeps it for that long for such a caller.
+  ///
   /// - Parameters:
   ///   - query: What to fetch.
+  ///   - whenAbandoned: What happens to the request once every caller has left: cancelled
+  ///     (the default), completed, or kept for a while.
   ///   - onProgress: Called with the request's progress (bytes of the page received, against
   ///     its announced length when the response is not compressed), shared with every caller
   ///     of the same request: serially, newest value first, never after this call returned.
@@ -25,15 +31,17 @@ extension QuestionsDataManager {
   ///   ``StackExchangeAPIError``); `OperationTimeoutError` past the request timeout;
   ///   `CancellationError` when cancelled.
   public func questions(
-    _ query: QuestionsQuery, onProgress: (@Sendable (OperationProgress) -> Void)? = nil
+    _ query: QuestionsQuery, whenAbandoned: AbandonmentPolicy = .cancel,
+    onProgress: (@Sendable (OperationProgress) -> Void)? = nil
   ) async throws -> QuestionsPage {
     try Task.checkCancellation()
     let operation = try makeOperation(for: query)
     let page =
       if let onProgress {
-        try await manager.perform(operation, onProgress: onProgress)
+        try await manager.perform(
+          operation, whenAbandoned: whenAbandoned, onProgress: onProgress)
       } else {
-        try await manager.perform(operation)
+        try await manager.perform(operation, whenAbandoned: whenAbandoned)
       }
     backoffGate.record(backoff: page.backoff, site: query.site)
     return page

@@ -105,6 +105,12 @@ import Testing
     #expect(
       try Arguments.parse(["cancel", "--after", "60000"])
         == .cancel(CancelOptions(baseURL: nil, after: .seconds(60))))
+    #expect(
+      try Arguments.parse(["cancel", "--keep"])
+        == .cancel(CancelOptions(baseURL: nil, after: nil, keep: true)))
+    #expect(
+      try Arguments.parse(["cancel", "--keep", "--after", "5"])
+        == .cancel(CancelOptions(baseURL: nil, after: .milliseconds(5), keep: true)))
   }
 
   @Test func benchOptions() throws {

@@ -137,6 +137,22 @@ import Testing
     #expect(output.stdout.contains("queue: drained"))
   }
 
+  /// `cancel --keep`: the caller asks for the request to complete after it leaves; it is
+  /// cancelled once the server has the request, the request completes, and a second caller a
+  /// moment later joins it: one request for both.
+  @Test func cancelKeepCompletesTheRequestForASecondCaller() async throws {
+    let output = try await BridgeDemoProcess.run(["cancel", "--keep"])
+
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(output.stdout.contains("called questions(_:whenAbandoned: .finish)"))
+    #expect(output.stdout.contains("first caller: CancellationError"))
+    #expect(output.stdout.contains("second caller: joined the request still in flight"))
+    #expect(output.stdout.contains("got 10 questions"))
+    #expect(output.stdout.contains("operation: ran to its end after its only waiter left"))
+    #expect(output.stdout.contains("server: 1 request for both callers"))
+    #expect(output.stdout.contains("queue: drained"))
+  }
+
   /// A fixed `--after` may cancel before the request leaves or after it arrived; either way
   /// every layer lets go and the command succeeds.
   @Test func cancelAfterAFixedDelayLetsGoWhereverTheRequestWas() async throws {

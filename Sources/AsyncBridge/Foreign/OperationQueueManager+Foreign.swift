@@ -16,8 +16,9 @@ extension OperationQueueManager {
   /// Cancelling the calling task resumes this call at once with `CancellationError`, even
   /// while the operation is pending in a suspended queue; the operation is cancelled only when
   /// no other caller (awaiting task or completion handler) still waits for it. A `timeout`
-  /// works the same way, with `OperationTimeoutError` (scope `.caller`). A task that is
-  /// already cancelled gets `CancellationError` without enqueueing anything.
+  /// works the same way, with `OperationTimeoutError` (scope `.caller`). When every caller has
+  /// left, `whenAbandoned` decides what happens to the work (`AbandonmentPolicy`). A task that
+  /// is already cancelled gets `CancellationError` without enqueueing anything.
   ///
   /// - Parameters:
   ///   - operation: The work. One that has already finished is not run again.
@@ -26,6 +27,8 @@ extension OperationQueueManager {
   ///   - priority: The queue priority this caller asks for; nil uses the higher of the task's
   ///     and the operation's own.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
+  ///   - whenAbandoned: What happens to the work once every caller has left: `.cancel` (the
+  ///     default), `.finish` or `.linger(_:)`.
   /// - Throws: `CancellationError`, `OperationTimeoutError`, or
   ///   `ForeignOperationError/notReady(operationName:)`.
   @_disfavoredOverload
@@ -33,22 +36,25 @@ extension OperationQueueManager {
     _ operation: some Operation,
     coalescingKey: (any Hashable & Sendable)? = nil,
     priority: Operation.QueuePriority? = nil,
-    timeout: Duration? = nil
+    timeout: Duration? = nil,
+    whenAbandoned: AbandonmentPolicy = .cancel
   ) async throws {
     // One that produces a result runs as such, so callers of both kinds share it.
     if let producing = operation as? any ResultProducingOperation {
       _ = try await outcome(
-        of: producing, key: coalescingKey, priority: priority, timeout: timeout, observing: false)
+        of: producing, key: coalescingKey, priority: priority, timeout: timeout,
+        whenAbandoned: whenAbandoned, observing: false)
       return
     }
     try await outcome(
       of: operation, as: Void.self, key: coalescingKey, priority: priority, timeout: timeout,
-      read: ErasedOutcome.finished
+      whenAbandoned: whenAbandoned, read: ErasedOutcome.finished
     ).value(as: Void.self)
   }
 
   /// Runs `operation` on this manager's queue, or joins the same work in flight, and returns
-  /// its `ResultProducingOperation/outcome`; as `perform(_:coalescingKey:priority:timeout:)`.
+  /// its `ResultProducingOperation/outcome`; as
+  /// `perform(_:coalescingKey:priority:timeout:whenAbandoned:)`.
   ///
   /// - Parameters:
   ///   - operation: The work. One that has already finished returns its outcome at once.
@@ -56,6 +62,7 @@ extension OperationQueueManager {
   ///   - priority: The queue priority this caller asks for; nil uses the higher of the task's
   ///     and the operation's own.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
+  ///   - whenAbandoned: What happens to the work once every caller has left.
   /// - Returns: The operation's value.
   /// - Throws: The operation's failure; `CancellationError`; `OperationTimeoutError`; or
   ///   `ForeignOperationError`.
@@ -65,10 +72,12 @@ extension OperationQueueManager {
     _ operation: Foreign,
     coalescingKey: (any Hashable & Sendable)? = nil,
     priority: Operation.QueuePriority? = nil,
-    timeout: Duration? = nil
+    timeout: Duration? = nil,
+    whenAbandoned: AbandonmentPolicy = .cancel
   ) async throws -> Foreign.Output {
     try await outcome(
-      of: operation, key: coalescingKey, priority: priority, timeout: timeout, observing: false)
+      of: operation, key: coalescingKey, priority: priority, timeout: timeout,
+      whenAbandoned: whenAbandoned, observing: false)
   }
 
   /// Builds a foreign operation around a completion handler of the manager's, runs it on this
@@ -105,6 +114,8 @@ extension OperationQueueManager {
   ///   - priority: The queue priority this caller asks for; nil uses the higher of the task's
   ///     and the operation's own.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
+  ///   - whenAbandoned: What happens to the work once every caller has left: `.cancel` (the
+  ///     default), `.finish` or `.linger(_:)`.
   ///   - makeOperation: Builds the operation around `complete`, the manager's handler. Called
   ///     at most once, before the call suspends.
   /// - Returns: The value the handler received.
@@ -114,13 +125,15 @@ extension OperationQueueManager {
     coalescingKey: (any Hashable & Sendable)? = nil,
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil,
+    whenAbandoned: AbandonmentPolicy = .cancel,
     _ makeOperation: (_ complete: @escaping @Sendable (Result<Value, any Error>) -> Void) ->
       Operation
   ) async throws -> Value {
     try await SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
       let admission = admitBuilt(
         key: coalescingKey, waiter: waiter,
-        priority: priority ?? Operation.QueuePriority(Task.currentPriority), makeOperation)
+        priority: priority ?? Operation.QueuePriority(Task.currentPriority),
+        whenAbandoned: whenAbandoned, makeOperation)
       return admission.waiterID.map { (admission.operation, $0) }
     }.outcome().value(as: Value.self)
   }
@@ -140,7 +153,8 @@ extension OperationQueueManager {
   ) async throws {
     if let producing = operation as? any ResultProducingOperation {
       _ = try await outcome(
-        of: producing, key: nil, priority: nil, timeout: timeout, observing: true)
+        of: producing, key: nil, priority: nil, timeout: timeout, whenAbandoned: .cancel,
+        observing: true)
       return
     }
     try await outcome(
@@ -162,25 +176,29 @@ extension OperationQueueManager {
   public func waitUntilFinished<Foreign: ResultProducingOperation>(
     _ operation: Foreign, timeout: Duration? = nil
   ) async throws -> Foreign.Output {
-    try await outcome(of: operation, key: nil, priority: nil, timeout: timeout, observing: true)
+    try await outcome(
+      of: operation, key: nil, priority: nil, timeout: timeout, whenAbandoned: .cancel,
+      observing: true)
   }
 
   /// The outcome of a ``ResultProducingOperation``, run here or (`observing`) elsewhere.
   private func outcome<Foreign: ResultProducingOperation>(
     of operation: Foreign, key: (any Hashable & Sendable)?, priority: Operation.QueuePriority?,
-    timeout: Duration?, observing: Bool
+    timeout: Duration?, whenAbandoned policy: AbandonmentPolicy, observing: Bool
   ) async throws -> Foreign.Output {
     try await outcome(
       of: operation, as: Foreign.Output.self, key: key, priority: priority, timeout: timeout,
-      observing: observing, read: ErasedOutcome.produced(by:)
+      whenAbandoned: policy, observing: observing, read: ErasedOutcome.produced(by:)
     ).value(as: Foreign.Output.self)
   }
 
-  /// Waits for `operation`'s outcome: admitted with `key` and `priority` (the higher of the
-  /// task's and the operation's own when nil), or (`observing`) waited for where it runs.
+  /// Waits for `operation`'s outcome: admitted with `key`, `priority` (the higher of the
+  /// task's and the operation's own when nil) and `policy`, or (`observing`) waited for where
+  /// it runs.
   private func outcome<Foreign: Operation, Output: Sendable>(
     of operation: Foreign, as output: Output.Type, key: (any Hashable & Sendable)? = nil,
-    priority: Operation.QueuePriority? = nil, timeout: Duration?, observing: Bool = false,
+    priority: Operation.QueuePriority? = nil, timeout: Duration?,
+    whenAbandoned policy: AbandonmentPolicy = .cancel, observing: Bool = false,
     read: @escaping @Sendable (Foreign) -> ErasedOutcome
   ) async -> ErasedOutcome {
     await SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
@@ -191,7 +209,8 @@ extension OperationQueueManager {
         ? ForeignAdapter<Output>.observe(operation, waiter: waiter, outcome: read)
         : admitForeign(
           operation, as: Output.self, key: key, waiter: waiter,
-          priority: own.rawValue > asked.rawValue ? own : asked, outcome: read)
+          priority: own.rawValue > asked.rawValue ? own : asked, whenAbandoned: policy,
+          outcome: read)
       return admission.waiterID.map { (admission.operation, $0) }
     }.outcome()
   }

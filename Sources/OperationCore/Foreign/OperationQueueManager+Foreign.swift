@@ -135,16 +135,19 @@ extension OperationQueueManager {
   /// Admits a request for work that `makeOperation` builds around a ``BridgeHandler``: joins
   /// work in flight under `key` first, so a joiner builds nothing; otherwise builds the
   /// operation and admits it as foreign work under `key`, settled by what the handler receives.
+  /// `policy` is the waiter's for when every caller has left (``AbandonmentPolicy``).
   @discardableResult
   package func admitBuilt<Value: Sendable>(
     key: (any Hashable & Sendable)?, waiter: OperationWaiter?, priority: Operation.QueuePriority?,
+    whenAbandoned policy: AbandonmentPolicy = .cancel,
     _ makeOperation: (@escaping @Sendable (Result<Value, any Error>) -> Void) -> Operation
   ) -> Admission<Value, any Error> {
     let scoped = key.map { ForeignKey($0, of: nil) }
     if let scoped,
       let joined = join(
         CoalescingKey(for: ForeignAdapter<Value>.self, base: scoped),
-        as: ConcurrentOperation<Value, any Error>.self, waiter: waiter, priority: priority)
+        as: ConcurrentOperation<Value, any Error>.self, waiter: waiter, priority: priority,
+        whenAbandoned: policy)
     {
       return joined
     }
@@ -153,20 +156,23 @@ extension OperationQueueManager {
     let own = operation.queuePriority
     let admission = admitForeign(
       operation, as: Value.self, scopedKey: scoped, waiter: waiter,
-      priority: priority.map { own.rawValue > $0.rawValue ? own : $0 }, outcome: nil)
+      priority: priority.map { own.rawValue > $0.rawValue ? own : $0 }, whenAbandoned: policy,
+      outcome: nil)
     handler.attach(to: admission.operation)
     return admission
   }
 
-  /// Admits a request for foreign `operation` under `key` (scoped to its class), read by `read`.
+  /// Admits a request for foreign `operation` under `key` (scoped to its class), read by `read`;
+  /// `policy` is the waiter's for when every caller has left (``AbandonmentPolicy``).
   package func admitForeign<Foreign: Operation, Output: Sendable>(
     _ operation: Foreign, as output: Output.Type, key: (any Hashable & Sendable)?,
     waiter: OperationWaiter?, priority: Operation.QueuePriority?,
+    whenAbandoned policy: AbandonmentPolicy = .cancel,
     outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
   ) -> Admission<Output, any Error> {
     admitForeign(
       operation, as: output, scopedKey: key.map { ForeignKey($0, of: type(of: operation)) },
-      waiter: waiter, priority: priority, outcome: read)
+      waiter: waiter, priority: priority, whenAbandoned: policy, outcome: read)
   }
 
   /// Admits a request for foreign work with `waiter`: one that has finished gets its outcome at
@@ -181,6 +187,7 @@ extension OperationQueueManager {
   private func admitForeign<Foreign: Operation, Output: Sendable>(
     _ operation: Foreign, as output: Output.Type, scopedKey key: ForeignKey?,
     waiter: OperationWaiter?, priority: Operation.QueuePriority?,
+    whenAbandoned policy: AbandonmentPolicy,
     outcome read: (@Sendable (Foreign) -> ErasedOutcome)?
   ) -> Admission<Output, any Error> {
     if operation.isFinished {
@@ -203,7 +210,7 @@ extension OperationQueueManager {
       }
       // The caller's priority counts while it waits: the adapter's follows its callers.
       let (join, wakes, change) = adapter.join(
-        waiter, follower: nil, priority: PriorityLevel(priority))
+        waiter, follower: nil, priority: PriorityLevel(priority), whenAbandoned: policy)
       wakes.run()
       guard case .registered(let id, _, _) = join else {
         ForeignAdapters.retire(adapter, of: operation)  // Closed: the next turn replaces it.

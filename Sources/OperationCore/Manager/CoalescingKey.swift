@@ -62,6 +62,16 @@ protocol CoalescingKeyStorage: AnyObject, Sendable {
   var operationClass: AnyClass { get }
   var baseValue: any Hashable & Sendable { get }
   func isEqual(to other: any CoalescingKeyStorage) -> Bool
+  /// Whether the caller asked for this work with `key` (of the same type, and equal): the
+  /// caller's part of a namespaced base (``CallerKeyHolding``), or the base itself.
+  func hasCallerKey(_ key: any Hashable & Sendable) -> Bool
+}
+
+/// A key's base that wraps the caller's key in a namespace of its own (foreign work's), so that
+/// ``OperationQueueManager/forget(key:)`` finds the work by the caller's key.
+protocol CallerKeyHolding {
+  /// Whether `key` is the caller's key this base wraps.
+  func hasCallerKey(_ key: any Hashable & Sendable) -> Bool
 }
 
 /// A key's parts, typed by the caller's value so comparing two keys needs no dynamic cast.
@@ -91,5 +101,11 @@ final class TypedKeyStorage<Base: Hashable & Sendable>: CoalescingKeyStorage {
     let other = unsafeDowncast(other, to: Self.self)
     return other.operationType == operationType && other.valueType == valueType
       && other.base == base
+  }
+
+  @usableFromInline
+  func hasCallerKey(_ key: any Hashable & Sendable) -> Bool {
+    if let holding = base as? any CallerKeyHolding { return holding.hasCallerKey(key) }
+    return (key as? Base) == base
   }
 }

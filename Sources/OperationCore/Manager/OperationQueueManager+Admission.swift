@@ -87,19 +87,22 @@ extension OperationQueueManager {
 
   /// Joins the open operation of `type` indexed under `key` with `waiter`; nil when nothing
   /// joinable is in flight. Lets a caller skip building an operation that would be dropped.
+  /// `policy` is the waiter's for when every caller has left.
   @usableFromInline
   package func join<Value, Failure>(
     _ key: CoalescingKey,
     as type: ConcurrentOperation<Value, Failure>.Type,
     waiter: OperationWaiter?,
-    priority: Operation.QueuePriority?
+    priority: Operation.QueuePriority?,
+    whenAbandoned policy: AbandonmentPolicy = .cancel
   ) -> Admission<Value, Failure>? {
     var wakes = EventWakes()
     var change: OperationStateMachine.PriorityChange?
     let joined = state.withLock { state in
       Self.join(
         key, as: type, in: state, excluding: nil, waiter: waiter,
-        priority: PriorityLevel(priority), wakes: &wakes, change: &change)
+        priority: PriorityLevel(priority), whenAbandoned: policy, wakes: &wakes,
+        change: &change)
     }
     wakes.run()
     guard let joined else { return nil }
@@ -113,7 +116,8 @@ extension OperationQueueManager {
   ///
   /// A waiter whose interest is `untilLeaving` (an awaiting task) may later leave through
   /// `ConcurrentOperation.removeWaiter`; when the last such waiter leaves and nobody else
-  /// wants the value, the operation is cancelled.
+  /// wants the value, the operation is cancelled, unless a caller's `policy` (this waiter's
+  /// here) asked to keep it (``AbandonmentPolicy``).
   ///
   /// An `operation` that joins work in flight is dropped and always follows that work
   /// (see ``ConcurrentOperation/join(_:follower:)``): it is released with the work's outcome, whoever
@@ -122,14 +126,18 @@ extension OperationQueueManager {
   package func admit<Value, Failure>(
     _ operation: ConcurrentOperation<Value, Failure>,
     waiter: OperationWaiter?,
-    priority: Operation.QueuePriority?
+    priority: Operation.QueuePriority?,
+    whenAbandoned policy: AbandonmentPolicy = .cancel
   ) -> Admission<Value, Failure> {
     let generation = cancelAllGeneration.load(ordering: .sequentiallyConsistent)
     guard let key = operation.coalescingKey else {
       // Nothing to join or index: the operation's own lock makes the claim atomic.
-      let claim = claim(operation, waiter: waiter, priority: priority, audience: events.audience)
+      let claim = claim(
+        operation, waiter: waiter, priority: priority, whenAbandoned: policy,
+        audience: events.audience)
       return addToQueue(
-        operation, claim, waiter: waiter, priority: priority, generation: generation)
+        operation, claim, waiter: waiter, priority: priority, whenAbandoned: policy,
+        generation: generation)
     }
     // One step under the manager's lock: join work in flight, or claim this operation,
     // register the waiter and index it, so two identical requests never both start fresh work.
@@ -144,11 +152,14 @@ extension OperationQueueManager {
       // generic class's metadata on every admission.
       if let joined = Self.join(
         key, as: type(of: operation), in: state, excluding: operation,
-        waiter: waiter, priority: PriorityLevel(priority), wakes: &wakes, change: &change)
+        waiter: waiter, priority: PriorityLevel(priority), whenAbandoned: policy,
+        wakes: &wakes, change: &change)
       {
         return joined
       }
-      claim = self.claim(operation, waiter: waiter, priority: priority, audience: audience)
+      claim = self.claim(
+        operation, waiter: waiter, priority: priority, whenAbandoned: policy,
+        audience: audience)
       // Settled work (cancelled before it was enqueued) is never indexed: nothing would
       // remove it.
       if case .registered = claim { state.inFlight[key] = operation }
@@ -157,7 +168,8 @@ extension OperationQueueManager {
     wakes.run()
     guard let joined else {
       return addToQueue(
-        operation, claim, waiter: waiter, priority: priority, generation: generation)
+        operation, claim, waiter: waiter, priority: priority, whenAbandoned: policy,
+        generation: generation)
     }
     // The dropped request never runs. On swift-corelibs-foundation each of its dependencies
     // keeps an unretained pointer to it and dereferences it on finishing, which crashes once
@@ -174,6 +186,7 @@ extension OperationQueueManager {
     _ claim: OperationStateMachine.Action,
     waiter: OperationWaiter?,
     priority: Operation.QueuePriority?,
+    whenAbandoned policy: AbandonmentPolicy,
     generation: UInt64
   ) -> Admission<Value, Failure> {
     switch claim {
@@ -198,7 +211,9 @@ extension OperationQueueManager {
       return Admission(operation: operation, waiterID: nil)
     case .none, .publish, .announce, .refused, .run, .deliver, .left, .release:
       // Enqueued before (here or elsewhere) or already run: wait for it rather than trap.
-      let id = waiter.flatMap { operation.addWaiter($0, priority: PriorityLevel(priority)) }
+      let id = waiter.flatMap {
+        operation.addWaiter($0, priority: PriorityLevel(priority), whenAbandoned: policy)
+      }
       return Admission(operation: operation, waiterID: id)
     }
   }
@@ -210,11 +225,12 @@ extension OperationQueueManager {
     _ operation: ConcurrentOperation<Value, Failure>,
     waiter: OperationWaiter?,
     priority: Operation.QueuePriority?,
+    whenAbandoned policy: AbandonmentPolicy,
     audience: EventAudience?
   ) -> OperationStateMachine.Action {
     let claim = operation.claim(
       by: self, waiter: waiter, priority: PriorityLevel(priority ?? operation.queuePriority),
-      audience: audience)
+      whenAbandoned: policy, audience: audience)
     switch claim {
     case .none, .publish, .announce, .refused, .run, .deliver, .left, .release:
       return claim
@@ -243,6 +259,7 @@ extension OperationQueueManager {
     excluding operation: ConcurrentOperation<Value, Failure>?,
     waiter: OperationWaiter?,
     priority: PriorityLevel,
+    whenAbandoned policy: AbandonmentPolicy,
     wakes: inout EventWakes,
     change: inout OperationStateMachine.PriorityChange?
   ) -> Admission<Value, Failure>? {
@@ -252,7 +269,7 @@ extension OperationQueueManager {
     // The request's own operation, dropped, follows the work it joined (one a manager claimed
     // before ignores the outcome: its own queue releases it).
     let (join, joinWakes, joinChange) = current.join(
-      waiter, follower: operation, priority: priority)
+      waiter, follower: operation, priority: priority, whenAbandoned: policy)
     guard case .registered(let id, _, _) = join else { return nil }
     wakes = joinWakes
     change = joinChange

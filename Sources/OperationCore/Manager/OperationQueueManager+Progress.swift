@@ -74,17 +74,20 @@ extension OperationQueueManager {
   /// ``ProgressObserver`` before handing over the outcome, and the observer follows the
   /// progress of the operation that does the work (the one joined, for a request that joins),
   /// calling `onProgress` on `callbackQueue` (a global dispatch queue when nil). Apart from
-  /// that, ``admit(_:waiter:priority:)``: a request that observes nothing never comes here.
+  /// that, ``admit(_:waiter:priority:whenAbandoned:)``: a request that observes nothing never
+  /// comes here.
   @usableFromInline
   package func admit<Value, Failure>(
     _ operation: ConcurrentOperation<Value, Failure>,
     waiter: OperationWaiter,
     priority: Operation.QueuePriority?,
+    whenAbandoned policy: AbandonmentPolicy = .cancel,
     callbackQueue: CallbackQueue?,
     onProgress: @escaping @Sendable (OperationProgress) -> Void
   ) -> Admission<Value, Failure> {
     let observer = ProgressObserver(callbackQueue: callbackQueue, handler: onProgress)
-    let admission = admit(operation, waiter: waiter.closing(observer), priority: priority)
+    let admission = admit(
+      operation, waiter: waiter.closing(observer), priority: priority, whenAbandoned: policy)
     // No waiter identity: the caller had its outcome at once, and the observer is closed.
     if admission.waiterID != nil { admission.operation.observeProgress(observer) }
     return admission

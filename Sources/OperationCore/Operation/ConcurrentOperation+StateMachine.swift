@@ -41,9 +41,30 @@ struct OperationStateMachine {
   struct Waiters {
     var list = WaiterList()
     var nextID: OperationWaiter.ID = 0
-    /// Whether a waiter that never leaves came (a completion handler, a plain enqueue): from
-    /// then on, waiters leaving never cancel the operation.
-    var keepsAlive = false
+    /// What happens once no caller waits: the policy that keeps the work longest among those
+    /// its callers asked for (``AbandonmentPolicy/keepingLonger(than:)``). An interest that
+    /// never leaves (a completion handler, a plain enqueue) makes it `finish`: from then on,
+    /// waiters leaving never cancel the work.
+    var whenAbandoned = AbandonmentPolicy.cancel
+
+    /// Whether the last caller leaving cancels the work in the same step.
+    var cancelsWhenAbandoned: Bool {
+      switch whenAbandoned {
+      case .cancel: true
+      case .finish: false
+      case .linger(let duration): duration <= .zero
+      }
+    }
+
+    /// Whether the work is abandoned now as it was when the linger `token` began: no caller
+    /// waits, and none came since (each one takes a new identity) nor an interest that keeps
+    /// the work to its end.
+    func isStillAbandoned(since token: OperationWaiter.ID) -> Bool {
+      guard list.isEmpty, nextID == token else { return false }
+      if case .finish = whenAbandoned { return false }
+      return true
+    }
+
     /// The highest priority asked by requests that never leave and have no waiter (a plain
     /// enqueue): it counts as long as the work is open.
     var kept = PriorityLevel.none
@@ -52,8 +73,7 @@ struct OperationStateMachine {
     var priority = PriorityLevel.none
     /// How many priority changes were decided: the operation applies a change only if no
     /// later one was applied before it, so changes applied outside the lock never regress.
-    /// (These three bytes and this word sit in the padding after `keepsAlive`: a lifecycle no
-    /// larger moves as cheaply as before.)
+    /// (Small: a lifecycle no larger moves as cheaply.)
     var priorityVersion: UInt32 = 0
 
     /// The highest priority among the callers still waiting and the requests that never leave.
@@ -68,6 +88,13 @@ struct OperationStateMachine {
     let version: UInt32
     /// Whether the work was executing when the change was decided.
     let whileExecuting: Bool
+  }
+
+  /// The work lingers with no caller waiting: `token` (the identity the next caller would
+  /// get) tells whether nobody came by the time `duration` has passed.
+  struct Linger {
+    let duration: Duration
+    let token: OperationWaiter.ID
   }
 
   /// A fixed outcome.
@@ -184,9 +211,12 @@ struct OperationStateMachine {
     case deliver(Delivery, event: LifecycleEvent?)
     /// The waiter left: resume it; `cancellation` when nobody is left who wants the value,
     /// decided in the same step so that no request joins work about to be cancelled, with its
-    /// terminal `event` to publish.
+    /// terminal `event` to publish. With `linger`, nobody is left but the work is kept for a
+    /// while (``AbandonmentPolicy/linger(_:)``): arm a timer for
+    /// ``lingerEnded(_:releaseIfExecuting:)``.
     /// Boxed: the largest payload, on a path taken only when a caller leaves.
-    indirect case left(OperationWaiter, cancellation: Delivery?, event: LifecycleEvent?)
+    indirect case left(
+      OperationWaiter, cancellation: Delivery?, event: LifecycleEvent?, linger: Linger?)
     /// Release the operation (its outcome was delivered before).
     case release
   }
@@ -195,6 +225,10 @@ struct OperationStateMachine {
   private var announcement = Announcement.silent
   /// Configuration, not state: how long the operation may execute.
   var timeout: Duration?
+  /// The scheduler entry of the linger under way, once armed; the next caller disarms it.
+  /// Beside the lifecycle rather than with its waiters, which every await moves: it is read
+  /// only when a caller joins open work.
+  private var lingerTimer: UInt64?
   /// The manager that claimed the operation; nil before.
   weak var observer: (any OperationLifecycleObserver)?
 
@@ -293,13 +327,14 @@ struct OperationStateMachine {
   /// before anybody can join it: from then on, the operation's priority follows its callers.
   mutating func claim(
     by observer: any OperationLifecycleObserver, waiter: OperationWaiter?,
-    priority: PriorityLevel, audience: EventAudience?
+    priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy,
+    audience: EventAudience?
   ) -> Action {
     let waiterCount = waiter == nil ? 0 : 1
     switch lifecycle {
     case .pending(_, claimed: false):
       var waiters = takeWaiters()
-      let id = Self.add(waiter, priority: priority, to: &waiters)
+      let id = Self.add(waiter, priority: priority, to: &waiters, whenAbandoned: policy)
       waiters.priority = priority
       lifecycle = .pending(consume waiters, claimed: true)
       self.observer = observer
@@ -486,51 +521,57 @@ struct OperationStateMachine {
   // MARK: Waiters
 
   /// Adds a waiter to work that is still open (nil registers an interest that never leaves),
-  /// with the request's dropped operation, if any, as a follower. Cancelled or settled work is
-  /// never joined.
-  /// `priority` is the request's (for a nil waiter, it counts as long as the work is open).
+  /// with the request's dropped operation, if any, as a follower; `policy` is the waiter's
+  /// for when every caller has left, `priority` what it asks of the queue (for a nil waiter,
+  /// it counts as long as the work is open). Cancelled or settled work is never joined; work
+  /// that lingers is, and then waits for its callers again.
   mutating func join(
-    _ waiter: OperationWaiter?, follower: AnyObject?, priority: PriorityLevel
+    _ waiter: OperationWaiter?, follower: AnyObject?, priority: PriorityLevel,
+    whenAbandoned policy: AbandonmentPolicy
   ) -> Action {
-    register(waiter, follower: follower, priority: priority, publishing: true)
+    register(
+      waiter, follower: follower, priority: priority, publishing: true, whenAbandoned: policy)
   }
 
   /// Adds a waiter whatever the state, asking for `priority`; if the operation has settled,
   /// the outcome to hand it at once.
-  mutating func addWaiter(_ waiter: OperationWaiter, priority: PriorityLevel) -> Action {
+  mutating func addWaiter(
+    _ waiter: OperationWaiter, priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy
+  ) -> Action {
     if let outcome { return .resumeAtOnce(outcome, announces: false) }
-    return register(waiter, follower: nil, priority: priority, publishing: false)
+    return register(
+      waiter, follower: nil, priority: priority, publishing: false, whenAbandoned: policy)
   }
 
-  /// Removes a waiter that no longer wants the value. When it was the last one and no waiter
-  /// that never leaves came, the operation is cancelled in the same step: between the two, a
-  /// request could join work that is about to be cancelled, and get its cancellation.
+  /// Removes a waiter that no longer wants the value. When it was the last caller and the
+  /// work's callers asked for nothing else (``AbandonmentPolicy/cancel``), the operation is
+  /// cancelled in the same step: between the two, a request could join work that is about to
+  /// be cancelled, and get its cancellation. Work its callers asked to keep goes on: to its
+  /// end, or lingering until ``lingerEnded(_:releaseIfExecuting:)``.
   mutating func removeWaiter(_ id: OperationWaiter.ID, releaseIfExecuting: Bool) -> Action {
     switch lifecycle {
     case .pending(_, let claimed):
       var waiters = takeWaiters()
       let waiter = waiters.list.remove(id: id)
-      guard let waiter, waiters.list.isEmpty, !waiters.keepsAlive else {
+      guard let waiter, waiters.list.isEmpty, waiters.cancelsWhenAbandoned else {
+        let linger = waiter == nil ? nil : Self.linger(of: waiters)
         lifecycle = .pending(waiters, claimed: claimed)
-        return waiter.map { .left($0, cancellation: nil, event: nil) } ?? .none
+        return waiter.map { .left($0, cancellation: nil, event: nil, linger: linger) } ?? .none
       }
       let (cancellation, event) = Self.delivery(
         of: settleBeforeStart(Settlement(.cancelled), waiters: waiters.list, claimed: claimed))
-      return .left(waiter, cancellation: cancellation, event: event)
+      return .left(waiter, cancellation: cancellation, event: event, linger: nil)
     case .executing(_, let since):
       var waiters = takeWaiters()
       let waiter = waiters.list.remove(id: id)
-      guard let waiter, waiters.list.isEmpty, !waiters.keepsAlive else {
+      guard let waiter, waiters.list.isEmpty, waiters.cancelsWhenAbandoned else {
+        let linger = waiter == nil ? nil : Self.linger(of: waiters)
         lifecycle = .executing(waiters, since: since)
-        return waiter.map { .left($0, cancellation: nil, event: nil) } ?? .none
+        return waiter.map { .left($0, cancellation: nil, event: nil, linger: linger) } ?? .none
       }
-      let settlement = Settlement(.cancelled)
-      lifecycle = releaseIfExecuting ? .released(settlement) : .stopping
       let (cancellation, event) = Self.delivery(
-        of: settle(
-          settlement, waiters: waiters.list, since: since, stopsWork: true,
-          then: releaseIfExecuting ? .release : .nothing))
-      return .left(waiter, cancellation: cancellation, event: event)
+        of: cancelAbandoned(waiters, since: since, releaseIfExecuting: releaseIfExecuting))
+      return .left(waiter, cancellation: cancellation, event: event, linger: nil)
     case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released:
       // Settled: the operation has resumed the waiter, or will.
       return .none
@@ -620,6 +661,54 @@ struct OperationStateMachine {
       priority: priority, version: waiters.priorityVersion, whileExecuting: whileExecuting)
   }
 
+  /// The timer of the linger that began with `token` is armed as `entry`: kept, for the next
+  /// caller to disarm, while the linger is still under way. Returns false when a caller came
+  /// (or the work settled) meanwhile: the timer is stale, to be taken out of the scheduler.
+  mutating func lingerArmed(_ entry: UInt64, token: OperationWaiter.ID) -> Bool {
+    let underWay: Bool
+    switch lifecycle {
+    case .pending(_, let claimed):
+      let waiters = takeWaiters()
+      underWay = waiters.isStillAbandoned(since: token)
+      lifecycle = .pending(waiters, claimed: claimed)
+    case .executing(_, let since):
+      let waiters = takeWaiters()
+      underWay = waiters.isStillAbandoned(since: token)
+      lifecycle = .executing(waiters, since: since)
+    case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released:
+      underWay = false
+    case .modifying:
+      preconditionFailure("a linger was armed while modifying")
+    }
+    if underWay { lingerTimer = entry }
+    return underWay
+  }
+
+  /// The linger that began with `token` has run out: the work is cancelled if nobody came
+  /// meanwhile, as if its last caller had just left with ``AbandonmentPolicy/cancel``.
+  mutating func lingerEnded(_ token: OperationWaiter.ID, releaseIfExecuting: Bool) -> Action {
+    switch lifecycle {
+    case .pending(_, let claimed):
+      let waiters = takeWaiters()
+      guard waiters.isStillAbandoned(since: token) else {
+        lifecycle = .pending(waiters, claimed: claimed)
+        return .none
+      }
+      return settleBeforeStart(Settlement(.cancelled), waiters: waiters.list, claimed: claimed)
+    case .executing(_, let since):
+      let waiters = takeWaiters()
+      guard waiters.isStillAbandoned(since: token) else {
+        lifecycle = .executing(waiters, since: since)
+        return .none
+      }
+      return cancelAbandoned(waiters, since: since, releaseIfExecuting: releaseIfExecuting)
+    case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released:
+      return .none
+    case .modifying:
+      preconditionFailure("a linger ended while modifying")
+    }
+  }
+
   // MARK: Helpers
 
   /// Whether the operation publishes nothing (now, or ever).
@@ -652,12 +741,14 @@ struct OperationStateMachine {
   /// Registers `waiter` (and `follower`) on open work, with a `joined` event if `publishing`;
   /// refused once the outcome is fixed.
   private mutating func register(
-    _ waiter: OperationWaiter?, follower: AnyObject?, priority: PriorityLevel, publishing: Bool
+    _ waiter: OperationWaiter?, follower: AnyObject?, priority: PriorityLevel, publishing: Bool,
+    whenAbandoned policy: AbandonmentPolicy
   ) -> Action {
     switch lifecycle {
     case .pending(_, let claimed):
       var waiters = takeWaiters()
-      let id = Self.add(waiter, priority: priority, to: &waiters)
+      let id = Self.add(waiter, priority: priority, to: &waiters, whenAbandoned: policy)
+      if lingerTimer != nil { disarmLinger() }
       if let follower { waiters.list.appendFollower(follower) }
       let count = waiters.list.count
       lifecycle = .pending(waiters, claimed: claimed)
@@ -665,7 +756,8 @@ struct OperationStateMachine {
       return .registered(waiterID: id, announces: false, event: event)
     case .executing(_, let since):
       var waiters = takeWaiters()
-      let id = Self.add(waiter, priority: priority, to: &waiters)
+      let id = Self.add(waiter, priority: priority, to: &waiters, whenAbandoned: policy)
+      if lingerTimer != nil { disarmLinger() }
       if let follower { waiters.list.appendFollower(follower) }
       let count = waiters.list.count
       lifecycle = .executing(waiters, since: since)
@@ -679,20 +771,61 @@ struct OperationStateMachine {
   }
 
   /// Registers `waiter` on open work, asking for `priority`; returns its identity (nil for a
-  /// nil waiter, which only marks an interest that never leaves, and its priority).
+  /// nil waiter, which only marks an interest that never leaves, and its priority). A caller
+  /// that may leave adds its `policy` to the work's; one that never leaves keeps the work to
+  /// its end.
   private static func add(
-    _ waiter: OperationWaiter?, priority: PriorityLevel, to waiters: inout Waiters
+    _ waiter: OperationWaiter?, priority: PriorityLevel, to waiters: inout Waiters,
+    whenAbandoned policy: AbandonmentPolicy
   ) -> OperationWaiter.ID? {
     guard let waiter else {
-      waiters.keepsAlive = true
+      waiters.whenAbandoned = .finish
       waiters.kept = max(waiters.kept, priority)
       return nil
     }
     let id = waiters.nextID
     waiters.list.append(waiter, id: id, priority: priority)
     waiters.nextID &+= 1
-    if case .untilSettled = waiter.interest { waiters.keepsAlive = true }
+    switch waiter.interest {
+    case .untilSettled:
+      waiters.whenAbandoned = .finish
+    case .untilLeaving:
+      // The common policy, cancel, asks for nothing.
+      if case .cancel = policy { break }
+      waiters.whenAbandoned = policy.keepingLonger(than: waiters.whenAbandoned)
+    case .following:
+      break
+    }
     return id
+  }
+
+  /// A caller came to lingering work: its timer is taken out of the manager's scheduler (whose
+  /// lock is a leaf, as when the clock is read for an event's duration).
+  private mutating func disarmLinger() {
+    guard let entry = lingerTimer else { return }
+    lingerTimer = nil
+    (observer?.scheduler ?? .continuous).cancel(entry)
+  }
+
+  /// The linger to arm now that the last caller of `waiters` left, if the work is kept for a
+  /// while (not to its end, nor cancelled at once) and no caller waits.
+  private static func linger(of waiters: borrowing Waiters) -> Linger? {
+    guard waiters.list.isEmpty, let duration = waiters.whenAbandoned.lingerDuration else {
+      return nil
+    }
+    return Linger(duration: duration, token: waiters.nextID)
+  }
+
+  /// Cancels executing work nobody waits for any more (its waiters taken out): only followers
+  /// are left to be told.
+  private mutating func cancelAbandoned(
+    _ waiters: consuming Waiters, since: ClockInstant, releaseIfExecuting: Bool
+  ) -> Action {
+    let settlement = Settlement(.cancelled)
+    lifecycle = releaseIfExecuting ? .released(settlement) : .stopping
+    return settle(
+      settlement, waiters: waiters.list, since: since, stopsWork: true,
+      then: releaseIfExecuting ? .release : .nothing)
   }
 
   /// Starts announcing to `audience` (if any): `enqueued`, then, for an operation that settled

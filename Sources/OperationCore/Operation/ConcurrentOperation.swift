@@ -248,15 +248,17 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   }
 
   /// Adds a waiter; delivers at once (on its callback queue) if the operation has settled.
+  /// `policy` is the waiter's for when every caller has left (see ``AbandonmentPolicy``).
   /// Returns the waiter's identity, or nil when it was delivered at once.
   /// A waiter of claimed work asks for `priority`, as a caller joining it would.
   @discardableResult
   @usableFromInline
   package final func addWaiter(
-    _ waiter: OperationWaiter, priority: PriorityLevel = .none
+    _ waiter: OperationWaiter, priority: PriorityLevel = .none,
+    whenAbandoned policy: AbandonmentPolicy = .cancel
   ) -> OperationWaiter.ID? {
     let (action, change) = state.withLock { state in
-      let action = state.addWaiter(waiter, priority: priority)
+      let action = state.addWaiter(waiter, priority: priority, whenAbandoned: policy)
       return (action, state.reprioritize())
     }
     switch action {
@@ -283,24 +285,29 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// released with its own outcome. It follows the work without being one of its callers: it
   /// neither keeps it from being cancelled nor counts as one of its waiters. Nor is it kept
   /// by it: released by everyone else by then, it has nobody left to tell.
+  ///
+  /// `policy` is the waiter's for when every caller has left (see ``AbandonmentPolicy``).
   final func join(
-    _ waiter: OperationWaiter?, follower: ConcurrentOperation<Value, Failure>? = nil
+    _ waiter: OperationWaiter?, follower: ConcurrentOperation<Value, Failure>? = nil,
+    whenAbandoned policy: AbandonmentPolicy
   ) -> (OperationStateMachine.Action, EventWakes) {
     state.withLock { state in
-      let action = state.join(waiter, follower: follower, priority: .none)
+      let action = state.join(
+        waiter, follower: follower, priority: .none, whenAbandoned: policy)
       return (action, state.isAnnounced ? publishEvents(of: action, in: &state) : EventWakes())
     }
   }
 
-  /// ``join(_:follower:)`` for a request asking for `priority`: also returns the work's new
+  /// ``join(_:follower:whenAbandoned:)`` for a request asking for `priority`: also returns the work's new
   /// queue priority if the request raised it, which the caller applies (``apply(_:)``) once
   /// the manager's lock is released.
   final func join(
     _ waiter: OperationWaiter?, follower: ConcurrentOperation<Value, Failure>?,
-    priority: PriorityLevel
+    priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy
   ) -> (OperationStateMachine.Action, EventWakes, OperationStateMachine.PriorityChange?) {
     state.withLock { state in
-      let action = state.join(waiter, follower: follower, priority: priority)
+      let action = state.join(
+        waiter, follower: follower, priority: priority, whenAbandoned: policy)
       let wakes = state.isAnnounced ? publishEvents(of: action, in: &state) : EventWakes()
       return (action, wakes, state.reprioritize())
     }
@@ -308,8 +315,9 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// Removes a waiter that no longer wants the value, resumes it with `outcome` (cancellation,
   /// or the caller's own timeout), then, if nobody else wants the value, carries out the
-  /// operation's cancellation, decided with the removal so that no request joins it meanwhile.
-  /// Returns false when the operation had already taken the waiter to resume it.
+  /// operation's cancellation, decided with the removal so that no request joins it meanwhile;
+  /// or, for work its callers asked to linger, arms the timer that cancels it unless a caller
+  /// comes first. Returns false when the operation had already taken the waiter to resume it.
   @discardableResult
   @usableFromInline
   package final func removeWaiter(
@@ -323,10 +331,13 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       change = $0.reprioritize()
       return action
     }
-    guard case .left(let leaving, let cancellation, _) = consume action else { return false }
+    guard case .left(let leaving, let cancellation, _, let linger) = consume action else {
+      return false
+    }
     // Before the caller resumes: once it has left, its priority no longer orders the queue.
     apply(change)
     leaving.resume(with: outcome)
+    if let linger { scheduleLingerEnd(linger, on: observer) }
     guard let cancellation else { return true }
     // On the leaving caller's thread (a task's cancellation handler, a deadline's timer): the
     // hook, which may block, runs elsewhere.
@@ -339,10 +350,12 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// A manager claims the operation for its queue and registers its first waiter atomically.
   final func claim(
     by observer: any OperationLifecycleObserver, waiter: OperationWaiter?,
-    priority: PriorityLevel, audience: EventAudience?
+    priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy, audience: EventAudience?
   ) -> OperationStateMachine.Action {
     state.withLock {
-      $0.claim(by: observer, waiter: waiter, priority: priority, audience: audience)
+      $0.claim(
+        by: observer, waiter: waiter, priority: priority, whenAbandoned: policy,
+        audience: audience)
     }
   }
 
@@ -530,7 +543,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   ) -> EventWakes {
     switch action {
     case .publish(let event), .registered(_, _, let event?), .run(_, let event?),
-      .deliver(_, let event?), .left(_, _, let event?):
+      .deliver(_, let event?), .left(_, _, let event?, _):
       return publish(event, in: &state)
     case .announce(let enqueued, let later):
       var wakes = publish(enqueued, in: &state)
@@ -581,6 +594,32 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     (observer?.scheduler ?? .continuous).schedule(after: timeout) { [weak self] in
       self?.transition { $0.timeOut(error) }
     }
+  }
+
+  /// Arms the end of a linger on the manager's clock: the work is cancelled then, unless a
+  /// caller came meanwhile. The entry is recorded for that caller to disarm; one a caller beat
+  /// (the linger's token tells) is taken out at once. The timer holds the operation weakly:
+  /// work that settled and went meanwhile has nothing left to cancel.
+  private func scheduleLingerEnd(
+    _ linger: OperationStateMachine.Linger, on observer: (any OperationLifecycleObserver)?
+  ) {
+    let token = linger.token
+    let scheduler = observer?.scheduler ?? .continuous
+    let entry = scheduler.schedule(after: linger.duration) { [weak self] in
+      self?.lingerEnded(token)
+    }
+    if !state.withLock({ $0.lingerArmed(entry, token: token) }) { scheduler.cancel(entry) }
+  }
+
+  /// A linger ran out: cancels the work if nobody came since it began.
+  private func lingerEnded(_ token: OperationWaiter.ID) {
+    let releaseIfExecuting = finishesImmediatelyWhenCancelled
+    let (action, observer) = decide {
+      $0.lingerEnded(token, releaseIfExecuting: releaseIfExecuting)
+    }
+    guard case .deliver(let delivery, _) = consume action else { return }
+    deliver(delivery, observer: observer)
+    super.cancel()
   }
 
   private func scheduleStallCheck(

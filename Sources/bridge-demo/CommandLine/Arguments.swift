@@ -114,9 +114,12 @@ enum Arguments {
   private static func cancel(_ arguments: [String]) throws(UsageError) -> CancelOptions {
     let scanner = try OptionScanner(
       arguments, command: .cancel,
-      options: [baseURL, .init(name: "--after", takesValue: true)])
+      options: [
+        baseURL, .init(name: "--after", takesValue: true), .init(name: "--keep", takesValue: false),
+      ])
     var options = CancelOptions()
     options.baseURL = try url(in: scanner)
+    options.keep = scanner.flag("--keep")
     if let milliseconds = try scanner.integer("--after", in: 1...60_000) {
       options.after = .milliseconds(milliseconds)
     }

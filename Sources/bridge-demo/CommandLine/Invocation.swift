@@ -61,6 +61,9 @@ struct CancelOptions: Equatable {
   /// How long after the fetch starts the calling task is cancelled; nil cancels once the
   /// embedded server has the request (or after `CancelCommand.defaultDelay` with a base URL).
   var after: Duration?
+  /// Whether the caller asks for the request to complete after it left (`--keep`), and a
+  /// second caller then joins it.
+  var keep = false
 }
 
 /// Options of `bridge-demo progress`.

@@ -143,9 +143,12 @@ enum Usage {
   private static let cancel = HelpPage(
     overview: """
       Start a fetch, cancel the calling task, and show that the caller got CancellationError, \
-      the operation was cancelled, the HTTP request was abandoned and the queue drained.
+      the operation was cancelled, the HTTP request was abandoned and the queue drained. With \
+      --keep, the caller asks for the request to complete after it leaves: the request \
+      completes, and a second caller a moment later gets the same page from it, without a \
+      second request.
       """,
-    usage: ["cancel", "[--base-url <url>]", "[--after <ms>]"],
+    usage: ["cancel", "[--base-url <url>]", "[--after <ms>]", "[--keep]"],
     blocks: [
       .list(
         "OPTIONS",
@@ -157,11 +160,17 @@ enum Usage {
               + "ends if that comes first (default: as soon as the embedded server has the "
               + "request; 200 with --base-url)"
           ),
+          (
+            "--keep",
+            "Fetch with whenAbandoned: .finish: the request completes after the caller left, "
+              + "and a second caller joins it"
+          ),
           helpOption,
         ]),
       .labelled(
         "EXIT STATUS",
-        "0 every layer let go; 1 the request ended before the cancellation or a layer held on; "
+        "0 every layer let go (with --keep: the request completed and served the second "
+          + "caller); 1 the request ended before the cancellation or a layer held on; "
           + "64 usage error."),
     ])
 

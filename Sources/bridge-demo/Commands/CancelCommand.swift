@@ -21,13 +21,13 @@ enum CancelCommand {
   static let query = QuestionsQuery(site: "stackoverflow", pageSize: 10)
 
   /// How long each wait for a consequence of the cancellation may take.
-  private static let patience: Duration = .seconds(2)
+  static let patience: Duration = .seconds(2)
 
   /// When to cancel if neither `--after` nor the embedded server says when.
   static let defaultDelay: Duration = .milliseconds(200)
 
   /// How long to wait for the embedded server to receive the request before cancelling anyway.
-  private static let arrivalPatience: Duration = .seconds(10)
+  static let arrivalPatience: Duration = .seconds(10)
 
   /// Runs the command.
   static func run(_ options: CancelOptions) async -> ExitCode {
@@ -35,8 +35,11 @@ enum CancelCommand {
     let step =
       "GET \(environment.requestURL(query)), cancelling the calling task "
       + due(after: options.after, embedded: environment.server != nil)
+      + (options.keep ? ", which asked for the request to complete" : "")
     let outcome = await Progress.whileWaiting(step) {
-      await demonstrate(after: options.after, in: environment)
+      options.keep
+        ? await demonstrateKeeping(after: options.after, in: environment)
+        : await demonstrate(after: options.after, in: environment)
     }
     outcome.lines.forEach(Console.out)
     guard let problem = outcome.problem else { return .success }
@@ -45,7 +48,7 @@ enum CancelCommand {
   }
 
   /// When the cancellation is due: `200 ms after the call`, `once the server has the request`.
-  private static func due(after: Duration?, embedded: Bool) -> String {
+  static func due(after: Duration?, embedded: Bool) -> String {
     switch (after, embedded) {
     case (let after?, _): milliseconds(after) + " after the call"
     case (nil, true): "once the server has the request"
@@ -175,7 +178,7 @@ enum CancelCommand {
   /// first, and cancels the other.
   ///
   /// - Returns: What `wait` returned, or nil if the caller ended first.
-  private static func waitUnlessEnded<Value: Sendable>(
+  static func waitUnlessEnded<Value: Sendable>(
     _ callerEnded: AsyncStream<Never>, _ wait: @escaping @Sendable () async -> Value
   ) async -> Value? {
     await withTaskGroup(of: Value?.self) { group in

@@ -9,7 +9,8 @@ import Testing
 /// Random interleavings of every action the layer offers, from several threads and tasks at
 /// once: enqueue, joins by completion handler and by `await`, Task cancellation,
 /// `operation.cancel()`, cancel-all, suspend/resume, timeouts, finishing from other threads,
-/// re-enqueueing an operation already in the queue, and idle waits.
+/// re-enqueueing an operation already in the queue, idle waits, awaiting callers' abandonment
+/// policies (`whenAbandoned:` finish and linger) and `forget(key:)`.
 ///
 /// After every round: every waiter got exactly one outcome, the right one; no operation was
 /// added to a queue twice or ran twice; no operation reported finished unless its queue had

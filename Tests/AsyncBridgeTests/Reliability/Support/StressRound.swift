@@ -150,6 +150,8 @@ final class StressRound: Sendable {
     case .cancelAll:
       // The lanes finish, cancel and time out operations meanwhile.
       invariants.cancelAll(manager, othersMaySettle: true)
+    case .forget(let key):
+      manager.forget(key: key)
     case .suspend:
       manager.isSuspended = true
     case .resume:
@@ -216,7 +218,8 @@ final class StressRound: Sendable {
     let awaiter = StressAwaiter(key: plan.key, ownSerial: operation.serial)
     let manager = manager
     awaiter.task.start(counting: awaitersDone) {
-      try await manager.perform(operation, priority: plan.priority)
+      try await manager.perform(
+        operation, priority: plan.priority, whenAbandoned: plan.whenAbandoned)
     }
     state.withLock { $0.awaiters.append(awaiter) }
   }

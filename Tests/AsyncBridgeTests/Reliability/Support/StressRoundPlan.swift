@@ -1,4 +1,5 @@
 import Foundation
+import OperationCore
 import TestSupport
 
 /// What one new operation of a stress round looks like.
@@ -8,6 +9,8 @@ struct StressOperationPlan: Sendable {
   var fails: Bool
   var timeout: Duration?
   var priority: Operation.QueuePriority?
+  /// What an awaiting caller asks for when every caller of its work has left.
+  var whenAbandoned: AbandonmentPolicy = .cancel
 }
 
 /// Where a completion handler asks to be called.
@@ -40,6 +43,8 @@ enum StressAction: Sendable {
   /// An operation finished with its planned outcome from a global queue, a little later.
   case finishElsewhere(pick: Int, microseconds: Int)
   case cancelAll
+  /// `manager.forget(key:)`: the work in flight for the key is no longer joined.
+  case forget(key: Int)
   case suspend
   case resume
   /// A new task awaiting `manager.waitUntilIdle()`.
@@ -103,7 +108,8 @@ struct StressRoundPlan: Sendable {
     case 68..<74:
       return .finishElsewhere(pick: pick, microseconds: Int.random(in: 0...300, using: &rng))
     case 74..<76: return .cancelAll
-    case 76..<79: return .suspend
+    case 76..<77: return .forget(key: Int.random(in: 0..<keySpace, using: &rng))
+    case 77..<79: return .suspend
     case 79..<83: return .resume
     case 83..<86: return .waitForIdle
     case 86..<88: return .cancelIdleWait(pick: pick)
@@ -133,8 +139,17 @@ struct StressRoundPlan: Sendable {
         Int.random(in: 0..<10, using: &rng) == 0 ? .milliseconds(30) : nil
       }
     let priorities: [Operation.QueuePriority?] = [nil, .low, .normal, .high]
-    return StressOperationPlan(
+    var plan = StressOperationPlan(
       key: key, ending: ending, fails: Int.random(in: 0..<100, using: &rng) < 15,
       timeout: timeout, priority: priorities[Int.random(in: 0..<4, using: &rng)])
+    // An awaiting caller mostly lets its work be cancelled when everyone has left; some keep
+    // it to its end, or for a short linger on the manager's (continuous) clock.
+    plan.whenAbandoned =
+      switch Int.random(in: 0..<10, using: &rng) {
+      case 0: .finish
+      case 1: .linger(.microseconds(Int.random(in: 50...2_000, using: &rng)))
+      default: .cancel
+      }
+    return plan
   }
 }
