@@ -1,3 +1,4 @@
+import Foundation
 import LockedValue
 import OperationCore
 
@@ -22,6 +23,7 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
   public init(_ body: @escaping @Sendable () async throws -> Value) {
     work = Locked(AsyncWork(body))
     super.init()
+    passesPriorityOn = true
   }
 
   /// Creates an operation that runs `body`, shared by requests with an equal `coalescingKey`.
@@ -31,6 +33,7 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
   ) {
     work = Locked(AsyncWork(body))
     super.init(coalescingKey: coalescingKey)
+    passesPriorityOn = true
   }
 
   /// False: the slot is held until the closure returns.
@@ -54,6 +57,24 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
       return false
     }
     if cancelledMeanwhile { task.cancel() }
+  }
+
+  /// Escalates the task running the closure when a caller asking for more joins or is
+  /// escalated while it runs (Swift never lowers a task's priority: a caller leaving changes
+  /// nothing here). On Apple platforms before the 2025 releases, which cannot escalate a task,
+  /// the closure keeps its priority.
+  public override func priorityDidChange(
+    to priority: Operation.QueuePriority, whileExecuting: Bool
+  ) {
+    guard whileExecuting else { return }
+    let task = work.withLock { work -> Task<Void, Never>? in
+      if case .running(let task) = work { return task }
+      return nil
+    }
+    guard let task else { return }
+    if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+      task.escalatePriority(to: TaskPriority(priority))
+    }
   }
 
   /// Cancels the task running the closure.

@@ -150,8 +150,9 @@ extension OperationQueueManager {
   ) -> SuspensionPoint {
     let body = consume body
     // Joining needs only the key: no operation is built for a call that would drop it.
-    return SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
-      let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
+    return SuspensionPoint.register(timeout: timeout, on: { scheduler }) {
+      waiter, taskPriority in
+      let priority = priority ?? Operation.QueuePriority(taskPriority)
       let admission =
         join(
           CoalescingKey(for: AsyncOperation<Value>.self, base: key),
@@ -160,7 +161,9 @@ extension OperationQueueManager {
         ?? admit(
           AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority,
           whenAbandoned: policy)
-      return admission.waiterID.map { (admission.operation, $0) }
+      return admission.waiterID.map {
+        (admission.operation, $0, followsEscalation(of: admission.operation))
+      }
     }
   }
 
@@ -190,11 +193,28 @@ extension OperationQueueManager {
     whenAbandoned policy: AbandonmentPolicy
   ) -> SuspensionPoint {
     var request = Optional(consume operation)
-    return SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
+    return SuspensionPoint.register(timeout: timeout, on: { scheduler }) {
+      waiter, taskPriority in
       guard let operation = request.take() else { preconditionFailure("registered twice") }
-      let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
+      let priority = priority ?? Operation.QueuePriority(taskPriority)
       let admission = admit(operation, waiter: waiter, priority: priority, whenAbandoned: policy)
-      return admission.waiterID.map { (admission.operation, $0) }
+      return admission.waiterID.map {
+        (admission.operation, $0, followsEscalation(of: admission.operation))
+      }
     }
+  }
+
+  /// Whether an escalation of a caller waiting for `operation` can change anything: its queue
+  /// may make pending work wait (its width is bounded, or it is suspended), or the operation
+  /// passes its priority on while it runs (an `AsyncOperation` escalates its closure's task).
+  /// On an unbounded queue that is not suspended, pending work waits for no slot, so its
+  /// queue priority orders nothing.
+  @inlinable
+  func followsEscalation<Value, Failure>(
+    of operation: ConcurrentOperation<Value, Failure>
+  ) -> Bool {
+    operation.passesPriorityOn
+      || queue.maxConcurrentOperationCount != OperationQueue.defaultMaxConcurrentOperationCount
+      || queue.isSuspended
   }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import OperationCore
 import Synchronization
 
@@ -11,6 +12,12 @@ import Synchronization
 ///   here: whichever comes second resumes the caller.
 /// - **Leaving against leaving.** The task's cancellation and the caller's deadline may both
 ///   ask the waiter to leave; the first one that finds it recorded takes it.
+/// - **Escalation against leaving.** While the task waits, raising its priority (a more
+///   urgent task awaits it, or `escalatePriority(to:)`) raises its waiter's priority, which
+///   raises the work's queue priority when no other caller asks for more. Only where that
+///   can change something (the registration says): an escalation handler costs a task status
+///   record per await. The escalation reads
+///   what the waiter waits on under a stage of its own, which a leave waits out.
 ///
 /// One waiting caller is three things: its ``OperationWaiter`` in the list of what it waits on,
 /// this point (which holds what it needs to leave: the ``WaiterRemoving`` it waits on and its
@@ -32,6 +39,9 @@ final class SuspensionPoint: @unchecked Sendable {
   private static var registering: UInt8 { 0 }
   private static var registered: UInt8 { 1 }
   private static var done: UInt8 { 2 }
+  /// Recorded, and an escalation is reading what the waiter waits on: it gives the stage back
+  /// at once.
+  private static var escalating: UInt8 { 3 }
 
   // The atomics order every access to the stored properties below, so the dynamic exclusivity
   // check Swift makes on a class's `var` (a runtime call per access) guards nothing here:
@@ -49,6 +59,14 @@ final class SuspensionPoint: @unchecked Sendable {
   @exclusivity(unchecked) private var waitedOn: (any WaiterRemoving)?
   /// The waiter's identity there.
   @exclusivity(unchecked) private var waiterID: OperationWaiter.ID = 0
+  /// The task's priority when its waiter registered (its raw value): an escalation before the
+  /// escalation handler is installed shows as a higher one then. Written and read by the
+  /// caller's task only.
+  @usableFromInline @exclusivity(unchecked) var registeredPriority: UInt8 = 0
+  /// Whether an escalation of the waiting task can change anything for what it waits on (see
+  /// ``register(timeout:on:_:)-(_,_,(OperationWaiter,TaskPriority)->_)``): only then is the
+  /// escalation handler installed. Written and read by the caller's task only.
+  @usableFromInline @exclusivity(unchecked) var followsEscalation = true
   /// The caller's pending deadline, if it has one: the scheduler and its entry there; written
   /// and read by the caller's task only.
   @exclusivity(unchecked) private var deadline: (scheduler: Scheduler, entry: UInt64)?
@@ -68,12 +86,43 @@ final class SuspensionPoint: @unchecked Sendable {
   }
 
   /// Suspends the calling task until the outcome is delivered (at once if it was). Cancelling
-  /// the task makes the registered waiter leave with cancellation.
+  /// the task makes the registered waiter leave with cancellation; escalating it raises the
+  /// waiter's priority (on Apple platforms from the 2025 releases on: before them, the runtime
+  /// has no escalation handler, and the work keeps the priority the caller had when it came).
   @inlinable
   @inline(__always)
   func outcome() async -> ErasedOutcome {
+    if followsEscalation { return await outcomeFollowingEscalation() }
     await withTaskCancellationHandler {
       await withCheckedContinuation { attach($0) }
+    } onCancel: {
+      leave(with: .cancelled)
+    }
+    return takeOutcome()
+  }
+
+  /// ``outcome()`` with the escalation handler installed while the task waits. Out of line, so
+  /// that a caller that needs none waits through the same code, with the same frame, as before.
+  @usableFromInline
+  @inline(never)
+  func outcomeFollowingEscalation() async -> ErasedOutcome {
+    guard #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) else {
+      await withTaskCancellationHandler {
+        await withCheckedContinuation { attach($0) }
+      } onCancel: {
+        leave(with: .cancelled)
+      }
+      return takeOutcome()
+    }
+    await withTaskCancellationHandler {
+      await withTaskPriorityEscalationHandler {
+        // Escalated between the registration and the handler: nothing told the waiter.
+        let priority = Task.currentPriority
+        if priority.rawValue > registeredPriority { escalate(to: priority) }
+        await withCheckedContinuation { attach($0) }
+      } onPriorityEscalated: { _, priority in
+        escalate(to: priority)
+      }
     } onCancel: {
       leave(with: .cancelled)
     }
@@ -114,15 +163,37 @@ final class SuspensionPoint: @unchecked Sendable {
     timeout: Duration?, on scheduler: () -> Scheduler,
     _ register: (OperationWaiter) -> (any WaiterRemoving, OperationWaiter.ID)?
   ) -> SuspensionPoint {
+    Self.register(timeout: timeout, on: scheduler) { waiter, _ in
+      register(waiter).map { ($0.0, $0.1, true) }
+    }
+  }
+
+  /// ``register(timeout:on:_:)``, handing `register` the task's priority as well (read once:
+  /// the waiter asks for it, and an escalation before the waiter waits shows against it).
+  /// `register` also says whether an escalation of the task can change anything for the work
+  /// (its queue may make it wait, or it passes its priority on while it runs): if not, the
+  /// caller waits without an escalation handler, which costs a task status record per await.
+  @usableFromInline
+  static func register(
+    timeout: Duration?, on scheduler: () -> Scheduler,
+    _ register: (OperationWaiter, TaskPriority) -> (
+      any WaiterRemoving, OperationWaiter.ID, followsEscalation: Bool
+    )?
+  ) -> SuspensionPoint {
     let point = SuspensionPoint()
     if Task.isCancelled {
       point.deliver(.cancelled)
       return point
     }
+    let taskPriority = Task.currentPriority
+    point.registeredPriority = taskPriority.rawValue
     let waiter = OperationWaiter(interest: .untilLeaving, callbackQueue: nil) {
       [point] outcome in point.deliver(outcome)
     }
-    guard let (waitedOn, id) = register(waiter) else { return point }
+    guard let (waitedOn, id, followsEscalation) = register(waiter, taskPriority) else {
+      return point
+    }
+    point.followsEscalation = followsEscalation
     point.record(waitedOn, id: id)
     if let timeout { point.arm(deadline: timeout, on: scheduler()) }
     return point
@@ -153,11 +224,35 @@ final class SuspensionPoint: @unchecked Sendable {
   func leave(with outcome: ErasedOutcome) {
     // Only the party that moves the stage away from `registered` owns the waiter: it takes
     // it out, so nothing (a pending deadline, a manager's idle waiter) keeps it.
-    guard registration.exchange(Self.done, ordering: .acquiringAndReleasing) == Self.registered,
-      let waitedOn
-    else { return }
+    guard takeRegistration(), let waitedOn else { return }
     self.waitedOn = nil
     waitedOn.removeWaiter(waiterID, resumingWith: outcome)
+  }
+
+  /// Moves the stage from `registered` to `done`; true if this call did. An escalation reading
+  /// meanwhile is waited out: it holds its stage for two reads.
+  private func takeRegistration() -> Bool {
+    while true {
+      let (exchanged, stage) = registration.compareExchange(
+        expected: Self.registered, desired: Self.done, ordering: .acquiringAndReleasing)
+      if exchanged { return true }
+      if stage != Self.escalating { return false }
+    }
+  }
+
+  /// The waiting task was escalated to `priority`: its waiter asks for that from now on, if it
+  /// is still recorded. Called by the runtime while the task waits, never after it resumed.
+  @usableFromInline
+  func escalate(to priority: TaskPriority) {
+    let (exchanged, _) = registration.compareExchange(
+      expected: Self.registered, desired: Self.escalating, ordering: .acquiring)
+    guard exchanged else { return }
+    // Held for these two reads only: the strong reference keeps what the waiter waits on, so
+    // a leave may take it out as soon as the stage is back.
+    let waitedOn = self.waitedOn
+    let id = waiterID
+    registration.store(Self.registered, ordering: .releasing)
+    waitedOn?.escalateWaiter(id, to: Operation.QueuePriority(priority))
   }
 
   /// The caller has its outcome: its deadline is taken out, and a deadline firing meanwhile
@@ -166,8 +261,6 @@ final class SuspensionPoint: @unchecked Sendable {
   private func close() {
     guard let (scheduler, entry) = deadline else { return }
     scheduler.cancel(entry)
-    if registration.exchange(Self.done, ordering: .acquiringAndReleasing) == Self.registered {
-      waitedOn = nil
-    }
+    if takeRegistration() { waitedOn = nil }
   }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import LockedValue
+import TestSupport
 import Testing
 
 /// Facts about Foundation's `Operation` that the core relies on and that no behaviour test
@@ -58,6 +60,56 @@ import Testing
     #expect(ran.withLock { !didRun })
   }
 
+  /// SE-0462's escalation handler runs on the thread that escalates the task, before
+  /// `escalatePriority(to:)` returns, while the task waits inside the handler's scope: a waiting
+  /// caller's escalation raises its work at once.
+  @Test func anEscalationHandlerRunsOnTheEscalatingThreadBeforeEscalateReturns() async {
+    guard #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) else {
+      return
+    }
+    let escalations = Recorder<UInt8>()
+    let parked = Locked<CheckedContinuation<Void, Never>?>(nil)
+    let waiting = Gate()
+    let task = Task(priority: .low) {
+      await withTaskPriorityEscalationHandler {
+        await withCheckedContinuation { continuation in
+          parked.withLock { $0 = continuation }
+          waiting.open()
+        }
+      } onPriorityEscalated: { _, new in
+        escalations.record(new.rawValue)
+      }
+    }
+    #expect(await waiting.wait())
+    task.escalatePriority(to: .high)
+    #expect(escalations.values == [TaskPriority.high.rawValue])
+    parked.withLock { $0?.resume() }
+    await task.value
+  }
+
+  /// An escalation before the handler is installed is not reported to it: the task's own
+  /// priority shows it. So a caller checks its priority once the handler is installed, against
+  /// the one it registered with.
+  @Test func anEscalationBeforeTheHandlerIsInstalledIsNotReported() async {
+    guard #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) else {
+      return
+    }
+    let escalations = Recorder<UInt8>()
+    let escalated = Gate()
+    let task = Task(priority: .low) { () -> UInt8 in
+      _ = await escalated.wait()
+      return await withTaskPriorityEscalationHandler {
+        Task.currentPriority.rawValue
+      } onPriorityEscalated: { _, new in
+        escalations.record(new.rawValue)
+      }
+    }
+    task.escalatePriority(to: .high)
+    escalated.open()
+    #expect(await task.value == TaskPriority.high.rawValue)
+    #expect(escalations.values.isEmpty)
+  }
+
   #if !canImport(Darwin)
     /// swift-corelibs-foundation has no KVO: `didChangeValue(forKey:)` re-reads the
     /// overridden getter at once, on the calling thread. So an operation must send it outside
@@ -88,6 +140,71 @@ import Testing
       operation.removeDependency(dependency)
       #expect(operation.dependencies.isEmpty)
       #expect(!operation.isReady)
+    }
+
+    /// Changing the `queuePriority` of an operation pending in a queue moves it: the queue
+    /// keeps one list per priority and starts from the highest, and the setter unlinks the
+    /// operation from its old list and appends it to the new one. So shared work whose
+    /// callers change is reordered on a width-1 queue, both ways.
+    @Test func aChangedQueuePriorityReordersPendingOperations() async {
+      let (first, second, third) = (BlockOperation {}, BlockOperation {}, BlockOperation {})
+      let order = await startOrder(of: [first, second, third]) {
+        third.queuePriority = .high
+        first.queuePriority = .low
+      }
+      #expect(order == [third, second, first])
+    }
+
+    /// The moved operation goes behind those already at its new priority: raised work starts
+    /// after older work of the priority it reached, lowered work after older work of the one
+    /// it fell to.
+    @Test func aChangedPriorityQueuesBehindOperationsAlreadyAtIt() async {
+      let (first, second, third) = (BlockOperation {}, BlockOperation {}, BlockOperation {})
+      first.queuePriority = .high
+      third.queuePriority = .high
+      let order = await startOrder(of: [first, second, third]) {
+        first.queuePriority = .normal
+        second.queuePriority = .high
+      }
+      #expect(order == [third, second, first])
+    }
+
+    /// On a width-1 queue, an operation with a quality of service and no priority of its own
+    /// is queued as normal but looked for, when its priority changes, where its quality of
+    /// service would put it: it is not found, so it does not move. Setting any priority
+    /// before adding it puts it where the change looks (the manager does, for an operation
+    /// with a quality of service).
+    @Test func aChangeMissesAnOperationWithAQualityOfServiceAndNoPriority() async {
+      let (first, second) = (BlockOperation {}, BlockOperation {})
+      second.qualityOfService = .utility
+      let order = await startOrder(of: [first, second]) { second.queuePriority = .high }
+      #expect(order == [first, second])
+
+      let (pinnedFirst, pinned) = (BlockOperation {}, BlockOperation {})
+      pinned.qualityOfService = .utility
+      pinned.queuePriority = .normal
+      let pinnedOrder = await startOrder(of: [pinnedFirst, pinned]) { pinned.queuePriority = .high }
+      #expect(pinnedOrder == [pinned, pinnedFirst])
+    }
+
+    /// Adds `operations` to a suspended width-1 queue, runs `change`, resumes the queue and
+    /// returns the order in which it started them.
+    private func startOrder(
+      of operations: [BlockOperation], after change: () -> Void
+    ) async -> [BlockOperation] {
+      let started = Recorder<ObjectIdentifier>()
+      for operation in operations {
+        let id = ObjectIdentifier(operation)
+        operation.addExecutionBlock { started.record(id) }
+      }
+      let queue = OperationQueue()
+      queue.maxConcurrentOperationCount = 1
+      queue.isSuspended = true
+      for operation in operations { queue.addOperation(operation) }
+      change()
+      queue.isSuspended = false
+      _ = await started.wait(forCount: operations.count)
+      return started.values.compactMap { id in operations.first { ObjectIdentifier($0) == id } }
     }
 
     /// Starting an operation that is not ready, outside a queue, traps: a foreign operation

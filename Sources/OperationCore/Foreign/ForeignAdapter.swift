@@ -51,6 +51,7 @@ package final class ForeignAdapter<Output: Sendable>: ConcurrentOperation<Output
     if foreign.queuePriority != .normal { queuePriority = foreign.queuePriority }
     if foreign.qualityOfService != .default { qualityOfService = foreign.qualityOfService }
     completionBlock = { [weak self] in self?.released() }
+    passesPriorityOn = true
   }
 
   /// The operation doing the work; nil once it has finished.
@@ -98,6 +99,17 @@ package final class ForeignAdapter<Output: Sendable>: ConcurrentOperation<Output
       $0 = nil; return true
     }
     if let readOutcome { settle(erased: readOutcome(foreign)) }
+  }
+
+  /// The adapter's priority changed with its callers: the foreign operation gets it as its
+  /// `queuePriority`, so work that reads its own priority (to prioritise a download, say) sees
+  /// it. Only for an adapter a manager claimed: one that waits for an operation run elsewhere
+  /// never changes it.
+  package override func priorityDidChange(
+    to priority: Operation.QueuePriority, whileExecuting: Bool
+  ) {
+    guard isClaimed else { return }
+    callForeign { $0.queuePriority = priority }
   }
 
   /// The last waiter left, or the manager cancelled everything: so is the foreign operation.

@@ -208,16 +208,17 @@ extension OperationQueueManager {
       guard let adapter = current as? ForeignAdapter<Output> else {
         return ForeignAdapter.observe(operation, waiter: waiter, outcome: read)
       }
-      let (join, wakes) = adapter.join(waiter, whenAbandoned: policy)
+      // The caller's priority counts while it waits: the adapter's follows its callers.
+      let (join, wakes, change) = adapter.join(
+        waiter, follower: nil, priority: PriorityLevel(priority), whenAbandoned: policy)
       wakes.run()
       guard case .registered(let id, _, _) = join else {
         ForeignAdapters.retire(adapter, of: operation)  // Closed: the next turn replaces it.
         continue
       }
+      adapter.apply(change)
       if adapter === installed {
         admitInstalled(adapter, for: operation, priority: priority)
-      } else if let priority {
-        adapter.raisePriority(to: priority)
       }
       return Admission(operation: adapter, waiterID: id)
     }

@@ -97,14 +97,16 @@ extension OperationQueueManager {
     whenAbandoned policy: AbandonmentPolicy = .cancel
   ) -> Admission<Value, Failure>? {
     var wakes = EventWakes()
+    var change: OperationStateMachine.PriorityChange?
     let joined = state.withLock { state in
       Self.join(
-        key, as: type, in: state, excluding: nil, waiter: waiter, whenAbandoned: policy,
-        wakes: &wakes)
+        key, as: type, in: state, excluding: nil, waiter: waiter,
+        priority: PriorityLevel(priority), whenAbandoned: policy, wakes: &wakes,
+        change: &change)
     }
     wakes.run()
     guard let joined else { return nil }
-    if let priority { joined.operation.raisePriority(to: priority) }
+    joined.operation.apply(change)
     return joined
   }
 
@@ -134,12 +136,14 @@ extension OperationQueueManager {
         operation, waiter: waiter, priority: priority, whenAbandoned: policy,
         audience: events.audience)
       return addToQueue(
-        operation, claim, waiter: waiter, whenAbandoned: policy, generation: generation)
+        operation, claim, waiter: waiter, priority: priority, whenAbandoned: policy,
+        generation: generation)
     }
     // One step under the manager's lock: join work in flight, or claim this operation,
     // register the waiter and index it, so two identical requests never both start fresh work.
     var claim = OperationStateMachine.Action.refused
     var wakes = EventWakes()
+    var change: OperationStateMachine.PriorityChange?
     // Read before the manager's lock is taken: the hub's lock nests under no other.
     let audience = events.audience
     let joined = state.withLock { state -> Admission<Value, Failure>? in
@@ -148,7 +152,8 @@ extension OperationQueueManager {
       // generic class's metadata on every admission.
       if let joined = Self.join(
         key, as: type(of: operation), in: state, excluding: operation,
-        waiter: waiter, whenAbandoned: policy, wakes: &wakes)
+        waiter: waiter, priority: PriorityLevel(priority), whenAbandoned: policy,
+        wakes: &wakes, change: &change)
       {
         return joined
       }
@@ -163,13 +168,14 @@ extension OperationQueueManager {
     wakes.run()
     guard let joined else {
       return addToQueue(
-        operation, claim, waiter: waiter, whenAbandoned: policy, generation: generation)
+        operation, claim, waiter: waiter, priority: priority, whenAbandoned: policy,
+        generation: generation)
     }
     // The dropped request never runs. On swift-corelibs-foundation each of its dependencies
     // keeps an unretained pointer to it and dereferences it on finishing, which crashes once
     // the caller releases it (a coalesced `ChainedOperation`, say): detach it.
     for dependency in operation.dependencies { operation.removeDependency(dependency) }
-    if let priority { joined.operation.raisePriority(to: priority) }
+    joined.operation.apply(change)
     return joined
   }
 
@@ -179,6 +185,7 @@ extension OperationQueueManager {
     _ operation: ConcurrentOperation<Value, Failure>,
     _ claim: OperationStateMachine.Action,
     waiter: OperationWaiter?,
+    priority: Operation.QueuePriority?,
     whenAbandoned policy: AbandonmentPolicy,
     generation: UInt64
   ) -> Admission<Value, Failure> {
@@ -204,13 +211,16 @@ extension OperationQueueManager {
       return Admission(operation: operation, waiterID: nil)
     case .none, .publish, .announce, .refused, .run, .deliver, .left, .release:
       // Enqueued before (here or elsewhere) or already run: wait for it rather than trap.
-      let id = waiter.flatMap { operation.addWaiter($0, whenAbandoned: policy) }
+      let id = waiter.flatMap {
+        operation.addWaiter($0, priority: PriorityLevel(priority), whenAbandoned: policy)
+      }
       return Admission(operation: operation, waiterID: id)
     }
   }
 
   /// Claims `operation` for this manager's queue with its first waiter, and counts it as
   /// outstanding unless it was claimed before. `audience`: the subscribers who see its events.
+  /// A request without a `priority` asks for the operation's own.
   private func claim<Value, Failure>(
     _ operation: ConcurrentOperation<Value, Failure>,
     waiter: OperationWaiter?,
@@ -219,7 +229,8 @@ extension OperationQueueManager {
     audience: EventAudience?
   ) -> OperationStateMachine.Action {
     let claim = operation.claim(
-      by: self, waiter: waiter, whenAbandoned: policy, audience: audience)
+      by: self, waiter: waiter, priority: PriorityLevel(priority ?? operation.queuePriority),
+      whenAbandoned: policy, audience: audience)
     switch claim {
     case .none, .publish, .announce, .refused, .run, .deliver, .left, .release:
       return claim
@@ -233,8 +244,9 @@ extension OperationQueueManager {
   }
 
   /// Under the manager's lock: adds `waiter` to the open operation indexed under `key`, unless
-  /// it is `operation` itself. The `joined` event's wakes go to `wakes`, to run once the
-  /// manager's lock is released.
+  /// it is `operation` itself. The `joined` event's wakes go to `wakes`, and the work's new
+  /// priority, if the request raised it, to `change`: both are carried out once the manager's
+  /// lock is released.
   ///
   /// No dynamic cast: an operation is indexed under its own key, and a key names the exact
   /// class of the operations that build it (``ConcurrentOperation/init(coalescingKey:)`` uses
@@ -246,17 +258,21 @@ extension OperationQueueManager {
     in state: State,
     excluding operation: ConcurrentOperation<Value, Failure>?,
     waiter: OperationWaiter?,
+    priority: PriorityLevel,
     whenAbandoned policy: AbandonmentPolicy,
-    wakes: inout EventWakes
+    wakes: inout EventWakes,
+    change: inout OperationStateMachine.PriorityChange?
   ) -> Admission<Value, Failure>? {
     guard let found = state.inFlight[key] else { return nil }
     let current = unsafeDowncast(found, to: type)
     guard current !== operation else { return nil }
     // The request's own operation, dropped, follows the work it joined (one a manager claimed
     // before ignores the outcome: its own queue releases it).
-    let (join, joinWakes) = current.join(waiter, follower: operation, whenAbandoned: policy)
+    let (join, joinWakes, joinChange) = current.join(
+      waiter, follower: operation, priority: priority, whenAbandoned: policy)
     guard case .registered(let id, _, _) = join else { return nil }
     wakes = joinWakes
+    change = joinChange
     return Admission(operation: current, waiterID: id)
   }
 }

@@ -258,4 +258,9 @@ extension OperationQueueManager: WaiterRemoving {
     waiter.resume(with: outcome)
     return true
   }
+
+  /// Nothing: an idle wait has no priority of its own, and the work it waits for has its own
+  /// callers.
+  @usableFromInline
+  package func escalateWaiter(_ id: OperationWaiter.ID, to priority: Operation.QueuePriority) {}
 }

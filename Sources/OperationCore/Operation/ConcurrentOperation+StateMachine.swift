@@ -1,3 +1,5 @@
+import Foundation
+
 /// An operation's lifecycle as one value (``Lifecycle``), whose cases carry what each stage
 /// needs, so a combination that cannot happen cannot be written. Each input is one exhaustive
 /// switch that returns one ``Action``; nothing here calls out.
@@ -62,6 +64,30 @@ struct OperationStateMachine {
       if case .finish = whenAbandoned { return false }
       return true
     }
+
+    /// The highest priority asked by requests that never leave and have no waiter (a plain
+    /// enqueue): it counts as long as the work is open.
+    var kept = PriorityLevel.none
+    /// The priority last asked of the queue for this work (at the claim, or by a
+    /// ``PriorityChange``): the highest among its callers then.
+    var priority = PriorityLevel.none
+    /// How many priority changes were decided: the operation applies a change only if no
+    /// later one was applied before it, so changes applied outside the lock never regress.
+    /// (Small: a lifecycle no larger moves as cheaply.)
+    var priorityVersion: UInt32 = 0
+
+    /// The highest priority among the callers still waiting and the requests that never leave.
+    var highestPriority: PriorityLevel { max(list.highestPriority, kept) }
+  }
+
+  /// A new queue priority for the work, decided under the lock and applied outside it (setting
+  /// `queuePriority` calls into Foundation, and KVO observers on Darwin).
+  struct PriorityChange {
+    let priority: Operation.QueuePriority
+    /// Orders the changes of one operation: a higher version was decided later.
+    let version: UInt32
+    /// Whether the work was executing when the change was decided.
+    let whileExecuting: Bool
   }
 
   /// The work lingers with no caller waiting: `token` (the identity the next caller would
@@ -296,15 +322,20 @@ struct OperationStateMachine {
   /// subscribers, when anybody subscribes), the operation publishes its whole lifecycle, from
   /// `enqueued` on, to them; without, nothing: subscribers that came later never see half a
   /// lifecycle.
+  ///
+  /// `priority` is the request's, which the manager sets as the operation's queue priority
+  /// before anybody can join it: from then on, the operation's priority follows its callers.
   mutating func claim(
     by observer: any OperationLifecycleObserver, waiter: OperationWaiter?,
-    whenAbandoned policy: AbandonmentPolicy, audience: EventAudience?
+    priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy,
+    audience: EventAudience?
   ) -> Action {
     let waiterCount = waiter == nil ? 0 : 1
     switch lifecycle {
     case .pending(_, claimed: false):
       var waiters = takeWaiters()
-      let id = Self.add(waiter, to: &waiters, whenAbandoned: policy)
+      let id = Self.add(waiter, priority: priority, to: &waiters, whenAbandoned: policy)
+      waiters.priority = priority
       lifecycle = .pending(consume waiters, claimed: true)
       self.observer = observer
       announce(to: audience, waiterCount: waiterCount, settled: nil)
@@ -491,21 +522,25 @@ struct OperationStateMachine {
 
   /// Adds a waiter to work that is still open (nil registers an interest that never leaves),
   /// with the request's dropped operation, if any, as a follower; `policy` is the waiter's
-  /// for when every caller has left. Cancelled or settled work is never joined; work that
-  /// lingers is, and then waits for its callers again.
+  /// for when every caller has left, `priority` what it asks of the queue (for a nil waiter,
+  /// it counts as long as the work is open). Cancelled or settled work is never joined; work
+  /// that lingers is, and then waits for its callers again.
   mutating func join(
-    _ waiter: OperationWaiter?, follower: AnyObject?, whenAbandoned policy: AbandonmentPolicy
+    _ waiter: OperationWaiter?, follower: AnyObject?, priority: PriorityLevel,
+    whenAbandoned policy: AbandonmentPolicy
   ) -> Action {
-    register(waiter, follower: follower, publishing: true, whenAbandoned: policy)
+    register(
+      waiter, follower: follower, priority: priority, publishing: true, whenAbandoned: policy)
   }
 
-  /// Adds a waiter whatever the state; if the operation has settled, the outcome to hand it
-  /// at once.
+  /// Adds a waiter whatever the state, asking for `priority`; if the operation has settled,
+  /// the outcome to hand it at once.
   mutating func addWaiter(
-    _ waiter: OperationWaiter, whenAbandoned policy: AbandonmentPolicy
+    _ waiter: OperationWaiter, priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy
   ) -> Action {
     if let outcome { return .resumeAtOnce(outcome, announces: false) }
-    return register(waiter, follower: nil, publishing: false, whenAbandoned: policy)
+    return register(
+      waiter, follower: nil, priority: priority, publishing: false, whenAbandoned: policy)
   }
 
   /// Removes a waiter that no longer wants the value. When it was the last caller and the
@@ -543,6 +578,87 @@ struct OperationStateMachine {
     case .modifying:
       preconditionFailure("a waiter left while modifying")
     }
+  }
+
+  // MARK: Priority
+  //
+  // The work's queue priority is the highest among its callers still waiting (and requests
+  // that never leave). Each input that changes who waits, or what one asks for, is followed,
+  // under the same lock, by ``reprioritize()``, which decides the new priority, if any.
+
+  /// The waiter `id`'s caller was escalated to `priority`: its entry asks for that from now
+  /// on, if it asked for less. Returns whether it did.
+  mutating func escalateWaiter(_ id: OperationWaiter.ID, to priority: PriorityLevel) -> Bool {
+    switch lifecycle {
+    case .pending(_, let claimed):
+      var waiters = takeWaiters()
+      let escalated = waiters.list.escalate(id: id, to: priority)
+      lifecycle = .pending(waiters, claimed: claimed)
+      return escalated
+    case .executing(_, let since):
+      var waiters = takeWaiters()
+      let escalated = waiters.list.escalate(id: id, to: priority)
+      lifecycle = .executing(waiters, since: since)
+      return escalated
+    case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released:
+      return false
+    case .modifying:
+      preconditionFailure("escalated while modifying")
+    }
+  }
+
+  /// A request that never leaves, with no waiter of its own, asks for `priority` while the
+  /// work is open.
+  mutating func keep(_ priority: PriorityLevel) {
+    switch lifecycle {
+    case .pending(_, let claimed):
+      var waiters = takeWaiters()
+      waiters.kept = max(waiters.kept, priority)
+      lifecycle = .pending(waiters, claimed: claimed)
+    case .executing(_, let since):
+      var waiters = takeWaiters()
+      waiters.kept = max(waiters.kept, priority)
+      lifecycle = .executing(waiters, since: since)
+    case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released:
+      return
+    case .modifying:
+      preconditionFailure("kept while modifying")
+    }
+  }
+
+  /// The new queue priority of claimed, open work, if the highest priority among its callers
+  /// is no longer the one last asked of the queue: up when a caller asking for more joined or
+  /// was escalated, down when the most urgent caller left. None while no caller states a
+  /// priority: the operation keeps the one it has.
+  mutating func reprioritize() -> PriorityChange? {
+    switch lifecycle {
+    case .pending(_, claimed: true):
+      var waiters = takeWaiters()
+      let change = Self.reprioritize(&waiters, whileExecuting: false)
+      lifecycle = .pending(waiters, claimed: true)
+      return change
+    case .executing(_, let since):
+      var waiters = takeWaiters()
+      let change = Self.reprioritize(&waiters, whileExecuting: true)
+      lifecycle = .executing(waiters, since: since)
+      return change
+    case .pending, .deliveringBeforeStart, .settledBeforeStart, .stopping, .released:
+      // Unclaimed work has no queue yet (its claim sets the priority); settled work needs none.
+      return nil
+    case .modifying:
+      preconditionFailure("reprioritized while modifying")
+    }
+  }
+
+  private static func reprioritize(
+    _ waiters: inout Waiters, whileExecuting: Bool
+  ) -> PriorityChange? {
+    let highest = waiters.highestPriority
+    guard highest != waiters.priority, let priority = highest.queuePriority else { return nil }
+    waiters.priority = highest
+    waiters.priorityVersion &+= 1
+    return PriorityChange(
+      priority: priority, version: waiters.priorityVersion, whileExecuting: whileExecuting)
   }
 
   /// The timer of the linger that began with `token` is armed as `entry`: kept, for the next
@@ -625,13 +741,13 @@ struct OperationStateMachine {
   /// Registers `waiter` (and `follower`) on open work, with a `joined` event if `publishing`;
   /// refused once the outcome is fixed.
   private mutating func register(
-    _ waiter: OperationWaiter?, follower: AnyObject?, publishing: Bool,
+    _ waiter: OperationWaiter?, follower: AnyObject?, priority: PriorityLevel, publishing: Bool,
     whenAbandoned policy: AbandonmentPolicy
   ) -> Action {
     switch lifecycle {
     case .pending(_, let claimed):
       var waiters = takeWaiters()
-      let id = Self.add(waiter, to: &waiters, whenAbandoned: policy)
+      let id = Self.add(waiter, priority: priority, to: &waiters, whenAbandoned: policy)
       if lingerTimer != nil { disarmLinger() }
       if let follower { waiters.list.appendFollower(follower) }
       let count = waiters.list.count
@@ -640,7 +756,7 @@ struct OperationStateMachine {
       return .registered(waiterID: id, announces: false, event: event)
     case .executing(_, let since):
       var waiters = takeWaiters()
-      let id = Self.add(waiter, to: &waiters, whenAbandoned: policy)
+      let id = Self.add(waiter, priority: priority, to: &waiters, whenAbandoned: policy)
       if lingerTimer != nil { disarmLinger() }
       if let follower { waiters.list.appendFollower(follower) }
       let count = waiters.list.count
@@ -654,18 +770,21 @@ struct OperationStateMachine {
     }
   }
 
-  /// Registers `waiter` on open work; returns its identity (nil for a nil waiter, which only
-  /// marks an interest that never leaves). A caller that may leave adds its `policy` to the
-  /// work's; one that never leaves keeps the work to its end.
+  /// Registers `waiter` on open work, asking for `priority`; returns its identity (nil for a
+  /// nil waiter, which only marks an interest that never leaves, and its priority). A caller
+  /// that may leave adds its `policy` to the work's; one that never leaves keeps the work to
+  /// its end.
   private static func add(
-    _ waiter: OperationWaiter?, to waiters: inout Waiters, whenAbandoned policy: AbandonmentPolicy
+    _ waiter: OperationWaiter?, priority: PriorityLevel, to waiters: inout Waiters,
+    whenAbandoned policy: AbandonmentPolicy
   ) -> OperationWaiter.ID? {
     guard let waiter else {
       waiters.whenAbandoned = .finish
+      waiters.kept = max(waiters.kept, priority)
       return nil
     }
     let id = waiters.nextID
-    waiters.list.append(waiter, id: id)
+    waiters.list.append(waiter, id: id, priority: priority)
     waiters.nextID &+= 1
     switch waiter.interest {
     case .untilSettled:

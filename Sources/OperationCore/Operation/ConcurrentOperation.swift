@@ -36,6 +36,18 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   private let state = Locked(OperationStateMachine())
   /// Whether a dependency was ever added: only then is there any to detach at the finish.
   private let gainedDependency = Atomic(false)
+  /// Whether the operation passes a raised priority on to its work while it runs (an
+  /// `AsyncOperation`, an adapter): then an escalation of a waiting caller matters even when
+  /// its queue makes nothing wait. Set once, by the subclass's initialiser.
+  @usableFromInline
+  package final var passesPriorityOn: Bool {
+    get { passesPriorityOnStorage.load(ordering: .relaxed) }
+    set { passesPriorityOnStorage.store(newValue, ordering: .relaxed) }
+  }
+  private let passesPriorityOnStorage = Atomic(false)
+  /// The version of the last priority change applied to `queuePriority`; written only under
+  /// `priorityChangeLock`.
+  private let appliedPriorityVersion = Atomic<UInt32>(0)
   /// The operation's progress, made on the first report or the first observer and kept (one
   /// retain, given back in `deinit`) until the operation goes: an operation that has neither
   /// pays one nil check when it settles. An `Atomic` of a concrete type, whose operations are
@@ -238,13 +250,20 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// Adds a waiter; delivers at once (on its callback queue) if the operation has settled.
   /// `policy` is the waiter's for when every caller has left (see ``AbandonmentPolicy``).
   /// Returns the waiter's identity, or nil when it was delivered at once.
+  /// A waiter of claimed work asks for `priority`, as a caller joining it would.
   @discardableResult
   @usableFromInline
   package final func addWaiter(
-    _ waiter: OperationWaiter, whenAbandoned policy: AbandonmentPolicy = .cancel
+    _ waiter: OperationWaiter, priority: PriorityLevel = .none,
+    whenAbandoned policy: AbandonmentPolicy = .cancel
   ) -> OperationWaiter.ID? {
-    switch state.withLock({ $0.addWaiter(waiter, whenAbandoned: policy) }) {
+    let (action, change) = state.withLock { state in
+      let action = state.addWaiter(waiter, priority: priority, whenAbandoned: policy)
+      return (action, state.reprioritize())
+    }
+    switch action {
     case .registered(let id, _, _):
+      apply(change)
       return id
     case .resumeAtOnce(let outcome, _):
       waiter.resume(with: outcome)
@@ -273,8 +292,24 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     whenAbandoned policy: AbandonmentPolicy
   ) -> (OperationStateMachine.Action, EventWakes) {
     state.withLock { state in
-      let action = state.join(waiter, follower: follower, whenAbandoned: policy)
+      let action = state.join(
+        waiter, follower: follower, priority: .none, whenAbandoned: policy)
       return (action, state.isAnnounced ? publishEvents(of: action, in: &state) : EventWakes())
+    }
+  }
+
+  /// ``join(_:follower:whenAbandoned:)`` for a request asking for `priority`: also returns the work's new
+  /// queue priority if the request raised it, which the caller applies (``apply(_:)``) once
+  /// the manager's lock is released.
+  final func join(
+    _ waiter: OperationWaiter?, follower: ConcurrentOperation<Value, Failure>?,
+    priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy
+  ) -> (OperationStateMachine.Action, EventWakes, OperationStateMachine.PriorityChange?) {
+    state.withLock { state in
+      let action = state.join(
+        waiter, follower: follower, priority: priority, whenAbandoned: policy)
+      let wakes = state.isAnnounced ? publishEvents(of: action, in: &state) : EventWakes()
+      return (action, wakes, state.reprioritize())
     }
   }
 
@@ -289,12 +324,18 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     _ id: OperationWaiter.ID, resumingWith outcome: ErasedOutcome
   ) -> Bool {
     let releaseIfExecuting = finishesImmediatelyWhenCancelled
+    var change: OperationStateMachine.PriorityChange?
     let (action, observer) = decide {
-      $0.removeWaiter(id, releaseIfExecuting: releaseIfExecuting)
+      let action = $0.removeWaiter(id, releaseIfExecuting: releaseIfExecuting)
+      // The work's priority falls back to the highest among the callers still waiting.
+      change = $0.reprioritize()
+      return action
     }
     guard case .left(let leaving, let cancellation, _, let linger) = consume action else {
       return false
     }
+    // Before the caller resumes: once it has left, its priority no longer orders the queue.
+    apply(change)
     leaving.resume(with: outcome)
     if let linger { scheduleLingerEnd(linger, on: observer) }
     guard let cancellation else { return true }
@@ -309,10 +350,12 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// A manager claims the operation for its queue and registers its first waiter atomically.
   final func claim(
     by observer: any OperationLifecycleObserver, waiter: OperationWaiter?,
-    whenAbandoned policy: AbandonmentPolicy, audience: EventAudience?
+    priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy, audience: EventAudience?
   ) -> OperationStateMachine.Action {
     state.withLock {
-      $0.claim(by: observer, waiter: waiter, whenAbandoned: policy, audience: audience)
+      $0.claim(
+        by: observer, waiter: waiter, priority: priority, whenAbandoned: policy,
+        audience: audience)
     }
   }
 
@@ -336,16 +379,62 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     if queuePriority != priority { queuePriority = priority }
   }
 
-  /// Raises the operation's queue priority to at least `priority`.
-  package final func raisePriority(to priority: Operation.QueuePriority) {
-    // Most joiners ask for no more than the operation has: they take no lock. (`queuePriority`
-    // is thread-safe; the check is repeated under the lock.)
-    guard queuePriority.rawValue < priority.rawValue else { return }
-    // A leaf lock: Foundation's setter re-sorts the queue and never calls back into this class.
-    priorityChangeLock.withLock {
-      if queuePriority.rawValue < priority.rawValue { queuePriority = priority }
-    }
+  /// The quality of service, as `Operation`'s. Setting one also sets the queue priority the
+  /// operation has (even an unchanged one): on a width-1 queue, swift-corelibs-foundation
+  /// cannot move an operation with a quality of service and no priority of its own when its
+  /// priority changes later (docs/PLATFORM-NOTES.md), and the priority of shared work changes
+  /// with its callers.
+  open override var qualityOfService: QualityOfService {
+    didSet { queuePriority = queuePriority }
   }
+
+  /// Raises the operation's queue priority to at least `priority`, for as long as it is open:
+  /// a request that never leaves asks for it.
+  package final func raisePriority(to priority: Operation.QueuePriority) {
+    let change = state.withLock { state in
+      state.keep(PriorityLevel(priority))
+      return state.reprioritize()
+    }
+    apply(change)
+  }
+
+  /// The caller of waiter `id` was escalated (a task awaiting it has a higher priority now): the
+  /// work is raised to `priority` if that is higher than every other caller's.
+  @usableFromInline
+  package final func escalateWaiter(_ id: OperationWaiter.ID, to priority: Operation.QueuePriority)
+  {
+    let change = state.withLock { state in
+      state.escalateWaiter(id, to: PriorityLevel(priority)) ? state.reprioritize() : nil
+    }
+    apply(change)
+  }
+
+  /// Sets the queue priority a change decided, outside the operation's lock, unless a change
+  /// decided later was applied first; then tells the work (``priorityDidChange(to:whileExecuting:)``).
+  final func apply(_ change: OperationStateMachine.PriorityChange?) {
+    guard let change else { return }
+    // A leaf lock: Foundation's setter re-sorts the queue and never calls back into this class.
+    // Changes decided in one order under the operation's lock may get here in another; the
+    // version keeps the latest.
+    let applied = priorityChangeLock.withLock {
+      guard appliedPriorityVersion.load(ordering: .relaxed) < change.version else { return false }
+      appliedPriorityVersion.store(change.version, ordering: .relaxed)
+      if queuePriority != change.priority { queuePriority = change.priority }
+      return true
+    }
+    if applied { priorityDidChange(to: change.priority, whileExecuting: change.whileExecuting) }
+  }
+
+  /// Called, outside any lock, when the operation's queue priority changed because its
+  /// callers did: one asking for more joined or was escalated, or the most urgent one left.
+  /// The queue orders pending work by the new priority. Work already executing is not changed
+  /// by it: override this to pass the priority on (to a download's priority, say); an
+  /// `AsyncOperation` escalates the task running its closure.
+  ///
+  /// - Parameters:
+  ///   - priority: The new queue priority, already set.
+  ///   - whileExecuting: Whether the queue had started the operation.
+  open func priorityDidChange(to priority: Operation.QueuePriority, whileExecuting: Bool) {}
 
   /// Makes a waiter that hands an untyped result to `handler`; it never leaves.
   @inlinable
@@ -583,8 +672,8 @@ extension ConcurrentOperation where Failure: OperationFailure {
   }
 }
 
-/// Serialises priority raises made by managers (rare: a join asking for a higher priority), so
-/// two raises never interleave. One lock for all operations: a lock per operation would cost
+/// Serialises the priority changes that callers make (rare: a join asking for a higher priority,
+/// an escalation, the most urgent caller leaving), so two changes never interleave. One lock for all operations: a lock per operation would cost
 /// two allocations on every enqueue. An `NSLock`, not the `Locked` box: it guards no state of
 /// this library (only the call of Foundation's setter), and ThreadSanitizer on Linux reports a
 /// lock box of zero-sized state as racing (docs/PLATFORM-NOTES.md).

@@ -28,6 +28,9 @@ package struct OperationWaiter: Sendable {
 
   /// How long this waiter wants the outcome.
   package let interest: Interest
+  /// The priority its caller asks for, once it is in a ``WaiterList`` (``PriorityLevel/none``
+  /// for a follower). Next to `interest`, so it fits in the padding before the queue.
+  var priority = PriorityLevel.none
   private let callbackQueue: CallbackQueue?
   private let deliver: @Sendable (ErasedOutcome) -> Void
 

@@ -8,6 +8,10 @@
 /// The first waiter is kept inline: most operations have exactly one, and an inline entry
 /// costs no allocation on the enqueue and settle path.
 ///
+/// Each caller's waiter carries its priority; once a second caller arrives the list also counts
+/// them by level (``PriorityTally``), so the highest priority among the callers still waiting is
+/// known at once as they come, leave and are escalated.
+///
 /// Followers (dropped requests of the work) are kept apart, as weak references: they never
 /// leave and are no callers, and one costs a pointer, not a waiter entry and a closure.
 struct WaiterList: Sendable {
@@ -22,7 +26,11 @@ struct WaiterList: Sendable {
   private var first: Entry?
   /// Later waiters, sorted by identity (they arrive in identity order), holes included.
   private var others: [Entry] = []
-  private var holes = 0
+  private var holes: UInt32 = 0
+  /// How many callers are in the list. Next to `holes`, so the two take one word.
+  private var callers: UInt32 = 0
+  /// The callers' priorities by level, once a second caller arrived; before, the first entry's.
+  private var priorities: PriorityTally?
   /// Dropped requests that follow the work, in arrival order; nil once released.
   private var followers: [Follower] = []
 
@@ -35,19 +43,63 @@ struct WaiterList: Sendable {
 
   /// How many callers are in the list: its waiters but those only ``Waiter/Interest/following``
   /// the work, which never leave.
-  private(set) var count = 0
+  var count: Int { Int(callers) }
+
+  /// The highest priority among the callers in the list; ``PriorityLevel/none`` when none
+  /// stated one.
+  var highestPriority: PriorityLevel {
+    if let priorities { return priorities.highest }
+    return first?.waiter?.priority ?? .none
+  }
 
   /// Whether no caller is in the list.
   var isEmpty: Bool { count == 0 }
 
-  /// Adds a waiter at the end. `id` must be greater than every identity added before.
-  mutating func append(_ waiter: Waiter, id: Waiter.ID) {
-    if waiter.isCaller { count += 1 }
+  /// Adds a waiter at the end, whose caller asks for `priority`. `id` must be greater than
+  /// every identity added before.
+  mutating func append(_ waiter: Waiter, id: Waiter.ID, priority: PriorityLevel) {
+    var waiter = waiter
+    if waiter.isCaller {
+      callers += 1
+      waiter.priority = priority
+    }
     if first == nil && others.isEmpty {
+      priorities?.add(waiter.priority)
       first = Entry(id: id, waiter: waiter)
     } else {
+      tally().add(waiter.priority)
       others.append(Entry(id: id, waiter: waiter))
     }
+  }
+
+  /// Raises the priority of the caller with `id` to `priority`, if it is in the list and asked
+  /// for less; returns whether it did.
+  mutating func escalate(id: Waiter.ID, to priority: PriorityLevel) -> Bool {
+    if let first, first.id == id {
+      guard let waiter = first.waiter, waiter.isCaller, waiter.priority < priority else {
+        return false
+      }
+      priorities?.remove(waiter.priority)
+      priorities?.add(priority)
+      self.first?.waiter?.priority = priority
+      return true
+    }
+    guard let index = index(of: id), let waiter = others[index].waiter, waiter.isCaller,
+      waiter.priority < priority
+    else { return false }
+    priorities?.remove(waiter.priority)
+    priorities?.add(priority)
+    others[index].waiter?.priority = priority
+    return true
+  }
+
+  /// The tally, made with the first entry's priority when a second caller arrives.
+  private mutating func tally() -> PriorityTally {
+    if let priorities { return priorities }
+    let made = PriorityTally()
+    if let waiter = first?.waiter { made.add(waiter.priority) }
+    priorities = made
+    return made
   }
 
   /// Adds a dropped request that follows the work (it is no caller). Followers already gone
@@ -72,14 +124,18 @@ struct WaiterList: Sendable {
   mutating func remove(id: Waiter.ID) -> Waiter? {
     if let first, first.id == id {
       self.first = nil
-      if first.waiter?.isCaller == true { count -= 1 }
+      if let waiter = first.waiter {
+        if waiter.isCaller { callers -= 1 }
+        priorities?.remove(waiter.priority)
+      }
       return first.waiter
     }
     guard let index = index(of: id), let waiter = others[index].waiter else { return nil }
     others[index].waiter = nil
-    if waiter.isCaller { count -= 1 }
+    if waiter.isCaller { callers -= 1 }
+    priorities?.remove(waiter.priority)
     holes += 1
-    if holes * 2 > others.count {
+    if Int(holes) * 2 > others.count {
       others.removeAll { $0.waiter == nil }
       holes = 0
     }
