@@ -17,18 +17,8 @@ import Testing
 @Suite(.serialized) struct AbandonmentStressTests {
   @Test(.timeLimit(.minutes(2)))
   func abandonmentRacesJoinsCancelAllFinishAndForget() async throws {
-    let seed = StressSettings.seed()
-    let stop = ContinuousClock.now + StressBudget.scaled(.seconds(8))
-    var roundsRun = 0
-    for round in 0..<2_000 where ContinuousClock.now < stop {
-      roundsRun += 1
-      let problems = await Self.round(seed: seed, round: round)
-      guard problems.isEmpty else {
-        for problem in problems.prefix(10) {
-          Issue.record("seed \(seed), round \(round): \(problem)")
-        }
-        break
-      }
+    let (seed, roundsRun) = await runStressRounds(budget: .seconds(8), maximumRounds: 2_000) {
+      await Self.round(seed: $0, round: $1)
     }
     print("abandonment vs joins, cancel-all, finish and forget: seed \(seed), \(roundsRun) rounds")
   }

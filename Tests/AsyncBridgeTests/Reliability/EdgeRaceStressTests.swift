@@ -19,19 +19,8 @@ import Testing
   /// task gets `CancellationError`. One that the sweep misses starts and never ends.
   @Test(.timeLimit(.minutes(2)))
   func cancelAllRacingAdmissionCancelsEveryAdmittedOperation() async throws {
-    let seed = StressSettings.seed()
-    let rounds = 1_000
-    let stop = ContinuousClock.now + StressBudget.scaled(.seconds(8))
-    var roundsRun = 0
-    for round in 0..<rounds where ContinuousClock.now < stop {
-      roundsRun += 1
-      let problems = await Self.admissionAgainstCancelAll(seed: seed, round: round)
-      guard problems.isEmpty else {
-        for problem in problems.prefix(10) {
-          Issue.record("seed \(seed), round \(round) of \(roundsRun): \(problem)")
-        }
-        break
-      }
+    let (seed, roundsRun) = await runStressRounds(budget: .seconds(8), maximumRounds: 1_000) {
+      await Self.admissionAgainstCancelAll(seed: $0, round: $1)
     }
     print("admission vs cancel-all: seed \(seed), \(roundsRun) rounds")
   }

@@ -22,19 +22,9 @@ import Testing
   func escalationsAndLeavesRacingJoinsFinishAndCancelAllKeepThePriorityOfTheCallersLeft()
     async throws
   {
-    let seed = StressSettings.seed()
-    let stop = ContinuousClock.now + StressBudget.scaled(.seconds(6))
-    var roundsRun = 0
-    for round in 0..<500 where ContinuousClock.now < stop || roundsRun < 10 {
-      roundsRun += 1
-      let problems = await Self.round(seed: seed, round: round)
-      guard problems.isEmpty else {
-        for problem in problems.prefix(10) {
-          Issue.record("seed \(seed), round \(round): \(problem)")
-        }
-        break
-      }
-    }
+    let (seed, roundsRun) = await runStressRounds(
+      budget: .seconds(6), maximumRounds: 500, minimumRounds: 10
+    ) { await Self.round(seed: $0, round: $1) }
     print("live priority: seed \(seed), \(roundsRun) rounds")
   }
 

@@ -13,21 +13,14 @@ import Testing
 @Suite(.serialized) struct ProgressStressTests {
   @Test(.timeLimit(.minutes(2)))
   func progressRacingJoinsLeavesCancelAllAndFinish() async throws {
-    let seed = StressSettings.seed()
-    let stop = ContinuousClock.now + StressBudget.scaled(.seconds(6))
-    var roundsRun = 0
     var delivered = 0
     // At least a few rounds, however loaded the machine, then as many as the time allows.
-    for round in 0..<2_000 where round < 10 || ContinuousClock.now < stop {
-      roundsRun += 1
+    let (seed, roundsRun) = await runStressRounds(
+      budget: .seconds(6), maximumRounds: 2_000, minimumRounds: 10
+    ) { seed, round in
       let (problems, values) = await Self.round(seed: seed, round: round)
       delivered += values
-      guard problems.isEmpty else {
-        for problem in problems.prefix(10) {
-          Issue.record("seed \(seed), round \(round): \(problem)")
-        }
-        break
-      }
+      return problems
     }
     print("progress races: seed \(seed), \(roundsRun) rounds, \(delivered) values delivered")
     // Caller 0 of every round is handed at least the value reported before it asked.
