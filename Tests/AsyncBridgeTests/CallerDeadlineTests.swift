@@ -110,10 +110,12 @@ import Testing
       }
     }
     try await clock.waitUntilTimers(1)
+    // The closure runs before the deadline passes: a caller leaving pending work cancels it
+    // before it starts, and the closure would never run.
+    #expect(await entered.wait(timeout: .seconds(30)))
     await clock.advance(by: Self.deadline)
     let outcome = try #require(await result(of: task, within: .seconds(30)))
     #expect((outcome.failure as? OperationTimeoutError)?.scope == .caller)
-    #expect(await entered.wait(timeout: .seconds(30)))
     #expect(
       await stopped.wait(timeout: .seconds(30)), "the closure's task was not cancelled")
     #expect(await becomesIdle(manager, within: .seconds(30)))
