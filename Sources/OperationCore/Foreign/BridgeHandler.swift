@@ -2,22 +2,15 @@ import LockedValue
 
 /// The completion handler a manager hands to a foreign operation it builds for a request
 /// (`perform { complete in LegacyFetch(completionHandler: complete) }`): what it receives first
-/// settles the operation's adapter, whenever it comes (before the operation reports finished,
-/// after, or later on another queue); later calls are ignored.
-///
-/// An operation that finishes without calling it is noticed when the handler is released
-/// uncalled: the adapter holds the operation only until it has finished, so once nothing else
-/// holds the operation (and so its handler), the handler settles the adapter with
-/// ``ForeignOperationError/completionHandlerReleased(operationName:)``. An operation that
-/// something else keeps alive keeps its callers waiting until it is released (or until they
-/// leave: cancellation, deadline), and its adapter's queue slot until then.
+/// settles the adapter, whenever it comes; later calls are ignored. Released uncalled (the adapter
+/// holds the operation only until it has finished), it settles the adapter with
+/// ``ForeignOperationError/completionHandlerReleased(operationName:)``.
 final class BridgeHandler<Value: Sendable>: Sendable {
-  private enum State: Sendable {
+  private enum State {
     /// No adapter yet; what the handler received, if it was called already.
     case unattached(ErasedOutcome?)
-    /// Waiting for the call, to settle `adapter`.
-    case attached(ConcurrentOperation<Value, any Error>)
-    /// Called, and the outcome handed over: the handler keeps no adapter.
+    case attached(ConcurrentOperation<any Sendable, any Error>)
+    /// Called, and the outcome handed over.
     case called
   }
 
@@ -25,28 +18,24 @@ final class BridgeHandler<Value: Sendable>: Sendable {
 
   /// The handler to give the operation.
   var complete: @Sendable (Result<Value, any Error>) -> Void {
-    { [self] result in receive(.delivered(result)) }
-  }
-
-  /// Settles the adapter with `outcome`, if the handler was not called before.
-  private func receive(_ outcome: ErasedOutcome) {
-    let adapter = state.withLock { state -> ConcurrentOperation<Value, any Error>? in
-      switch state {
-      case .unattached(nil):
-        state = .unattached(outcome)
-        return nil
-      case .attached(let adapter):
-        state = .called
-        return adapter
-      case .unattached, .called:
+    { [self] result in
+      let outcome = ErasedOutcome.delivered(result)
+      let adapter = state.withLock { state -> ConcurrentOperation<any Sendable, any Error>? in
+        switch state {
+        case .unattached(nil): state = .unattached(outcome)
+        case .attached(let adapter):
+          state = .called
+          return adapter
+        case .unattached, .called: break
+        }
         return nil
       }
+      adapter?.settle(erased: outcome)
     }
-    adapter?.settle(erased: outcome)
   }
 
   /// The adapter doing the work is known: settled at once if the handler was called already.
-  func attach(to adapter: ConcurrentOperation<Value, any Error>) {
+  func attach(to adapter: ConcurrentOperation<any Sendable, any Error>) {
     let early = state.withLock { state -> ErasedOutcome? in
       guard case .unattached(let outcome) = state else { return nil }
       state = outcome == nil ? .attached(adapter) : .called
@@ -57,8 +46,8 @@ final class BridgeHandler<Value: Sendable>: Sendable {
 
   deinit {
     guard case .attached(let adapter) = state.withLock({ $0 }) else { return }
+    let name = adapter.name ?? ""
     adapter.settle(
-      erased: .failure(
-        ForeignOperationError.completionHandlerReleased(operationName: adapter.name ?? "")))
+      erased: .failure(ForeignOperationError.completionHandlerReleased(operationName: name)))
   }
 }

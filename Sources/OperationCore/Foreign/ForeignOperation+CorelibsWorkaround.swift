@@ -10,26 +10,22 @@ import Foundation
 // finished the adapter checks again shortly, a bounded number of times.
 
 extension ForeignAdapter {
-  /// Starts the foreign operation once it is ready. One that is still not ready, or has a
-  /// dependency that has not finished (added after the request), is
-  /// ``ForeignOperationError/notReady(operationName:)``; the adapter's release then finishes it
-  /// unrun.
+  /// Starts the foreign operation once it is ready; one that stays not ready, or has an
+  /// unfinished dependency (added after the request), is ``ForeignOperationError/notReady(operationName:)``.
   func startWhenReady(_ foreign: Operation, checksLeft: Int = 100) {
     guard foreign.isReady else {
       guard checksLeft > 0, foreign.dependencies.allSatisfy(\.isFinished) else {
-        ForeignAdapters.update(foreign, by: self) {
-          $0?.startClaimed = false; return true
-        }
+        ForeignAdapters.update(foreign, by: self) { $0?.startClaimed = false }
         finish(throwing: ForeignOperationError.notReady(operationName: foreign.displayName))
         return
       }
       // Not on a global queue: a synchronous operation's work runs inside `start()`.
-      let queue = DispatchQueue(label: "OperationBridge.ForeignAdapter.readiness")
-      queue.asyncAfter(deadline: .now() + .microseconds(100)) {
-        self.startWhenReady(foreign, checksLeft: checksLeft - 1)
-      }
+      DispatchQueue(label: "OperationBridge.ForeignAdapter.readiness").asyncAfter(
+        deadline: .now() + .microseconds(100)
+      ) { self.startWhenReady(foreign, checksLeft: checksLeft - 1) }
       return
     }
-    start(foreign)
+    foreign.start()
+    if foreign.isFinished { foreignFinished() }  // Synchronous, or finished without saying so.
   }
 }

@@ -4,13 +4,11 @@ public enum ForeignOperationError: Error, Sendable, Equatable, CustomStringConve
   /// The operation finished, was not cancelled, and its
   /// ``ResultProducingOperation/outcome`` was nil.
   case noOutcome(operationName: String)
-  /// The operation was not ready when its turn came (a dependency added after it was handed to
-  /// the manager, or an `isReady` override that stayed false), so it was not started:
-  /// starting an operation that is not ready traps inside Foundation.
+  /// The operation was not ready when its turn came (a dependency added after the request), so
+  /// it was not started: starting an operation that is not ready traps inside Foundation.
   case notReady(operationName: String)
   /// The operation a request built around the manager's completion handler
-  /// (`perform { complete in … }`) let that handler go without calling it: it finished, and
-  /// nothing holds it any more (or it never kept the handler).
+  /// (`perform { complete in … }`) released that handler without calling it.
   case completionHandlerReleased(operationName: String)
 
   /// A one-line description such as `LegacyFetch finished without an outcome`.

@@ -2,24 +2,18 @@ import Foundation
 
 extension OperationQueueManager {
   /// Runs `operation` (any `Operation`) on this manager's queue, or joins the same work in
-  /// flight, and calls `completion` once when it has finished: success, or `CancellationError`
-  /// if it was cancelled.
-  ///
-  /// Its adapter goes into the queue and starts it, so queue control and dependencies apply;
-  /// its `completionBlock` is left alone. Hand over an operation nobody else enqueued or
-  /// started; for one that runs elsewhere, use `waitUntilFinished(_:timeout:)` (AsyncBridge).
+  /// flight, and calls `completion` once it has finished: success, or `CancellationError` if it
+  /// was cancelled. Its adapter goes into the queue and starts it, so queue control and
+  /// dependencies apply; its `completionBlock` is left alone. Hand over an operation nobody else
+  /// enqueued or started; docs/CANCELLATION.md says what cancellation does to foreign work.
   ///
   /// - Parameters:
   ///   - operation: The work. One that has already finished is not run again.
   ///   - coalescingKey: Joins pending or executing work of the same class and key, and
   ///     `operation` is dropped (never started). Without a key, only the same instance joins.
   ///   - priority: The queue priority; nil keeps the operation's own.
-  ///   - callbackQueue: Where to call `completion`. Nil calls it on the thread that settles the
-  ///     work: a thread of the bridge's private finish-signal queue, which notices the operation
-  ///     report `isFinished` (or the thread that started an operation that finished inside
-  ///     `start()`, if that thread sees it first); the calling thread, before this returns, for
-  ///     an operation that had already finished; the cancelling thread when the work is
-  ///     cancelled (`cancelAllOperations()`).
+  ///   - callbackQueue: Where to call `completion`; nil calls it on the thread that settles the
+  ///     work (the calling thread, before this returns, for an operation that had finished).
   ///   - completion: Called exactly once.
   /// - Returns: The operation doing the work: `operation`, or the one in flight it joined.
   @discardableResult
@@ -31,31 +25,11 @@ extension OperationQueueManager {
     callbackQueue: CallbackQueue? = nil,
     completion: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) -> Operation {
-    // One that produces a result runs as such, so callers of both kinds share it.
-    if let producing = operation as? any ResultProducingOperation {
-      return enqueueDiscardingOutput(
-        producing, coalescingKey: coalescingKey, priority: priority,
-        callbackQueue: callbackQueue, completion: completion)
-    }
-    let waiter = handlerWaiter(callbackQueue: callbackQueue, completion: completion)
-    return admitForeign(
-      operation, as: Void.self, key: coalescingKey, waiter: waiter, priority: priority,
-      outcome: ErasedOutcome.finished
-    ).foreignOperation(or: operation)
+    enqueueForeign(operation, coalescingKey, priority, callbackQueue, completion)
   }
 
-  /// Runs `operation` on this manager's queue, or joins the same work in flight, and calls
-  /// `completion` once with its ``ResultProducingOperation/outcome``; as the plain
-  /// `enqueue(_:coalescingKey:priority:callbackQueue:completion:)`.
-  ///
-  /// - Parameters:
-  ///   - operation: The work.
-  ///   - coalescingKey: Joins work of the same class and key; nil joins only the same instance.
-  ///   - priority: The queue priority; nil keeps the operation's own.
-  ///   - callbackQueue: Where to call `completion`, as for the plain `enqueue`.
-  ///   - completion: Called exactly once; an outcome of nil arrives as
-  ///     ``ForeignOperationError/noOutcome(operationName:)`` (`CancellationError` if cancelled).
-  /// - Returns: The operation doing the work: `operation`, or the one in flight it joined.
+  /// As `enqueue(_:coalescingKey:priority:callbackQueue:completion:)`, calling `completion` with
+  /// the operation's ``ResultProducingOperation/outcome``.
   @discardableResult
   @_disfavoredOverload
   public func enqueue<Foreign: ResultProducingOperation>(
@@ -65,26 +39,12 @@ extension OperationQueueManager {
     callbackQueue: CallbackQueue? = nil,
     completion: @escaping @Sendable (Result<Foreign.Output, any Error>) -> Void
   ) -> Operation {
-    let waiter = handlerWaiter(callbackQueue: callbackQueue, completion: completion)
-    return admitForeign(
-      operation, as: Foreign.Output.self, key: coalescingKey, waiter: waiter, priority: priority,
-      outcome: ErasedOutcome.produced(by:)
-    ).foreignOperation(or: operation)
+    enqueueForeign(operation, coalescingKey, priority, callbackQueue, completion)
   }
 
-  private func enqueueDiscardingOutput<Foreign: ResultProducingOperation>(
-    _ operation: Foreign, coalescingKey: (any Hashable & Sendable)?,
-    priority: Operation.QueuePriority?, callbackQueue: CallbackQueue?,
-    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
-  ) -> Operation {
-    enqueue(
-      operation, coalescingKey: coalescingKey, priority: priority, callbackQueue: callbackQueue
-    ) { (result: Result<Foreign.Output, any Error>) in completion(result.map { _ in }) }
-  }
-
-  /// Builds a foreign operation around a completion handler of the manager's, runs it on this
-  /// manager's queue, or joins the same work in flight, and calls `completion` once with what
-  /// that handler receives first.
+  /// Builds a foreign operation around `complete`, a completion handler of the manager's, runs it
+  /// as `enqueue(_:coalescingKey:priority:callbackQueue:completion:)` does, and calls
+  /// `completion` once with what that handler receives first (later calls are ignored).
   ///
   /// ```swift
   /// manager.enqueue(coalescingKey: "user/7", { complete in
@@ -92,21 +52,13 @@ extension OperationQueueManager {
   /// }) { result in … }
   /// ```
   ///
-  /// Pass `complete` to the operation where it takes its completion handler (typically its
-  /// initializer); the operation's adapter goes into the queue and starts it, as with
-  /// `enqueue(_:coalescingKey:priority:callbackQueue:completion:)`. What the handler receives
-  /// first is the outcome, whenever it comes: before the operation reports finished, after, or
-  /// later on another queue; later calls are ignored. An operation that is released without
-  /// calling it gives ``ForeignOperationError/completionHandlerReleased(operationName:)`` then.
-  ///
   /// - Parameters:
-  ///   - coalescingKey: Joins work in flight that a request built under an equal key for the same
-  ///     `Value`; `makeOperation` then never runs, so a joiner builds nothing. Nil: work of its own.
+  ///   - coalescingKey: Joins work in flight built under an equal key for the same `Value`;
+  ///     `makeOperation` then never runs. Nil: work of its own.
   ///   - priority: The queue priority; nil keeps the one the operation sets itself.
-  ///   - callbackQueue: Where to call `completion`; nil calls it on the thread that settles the
-  ///     work (the one the operation calls its handler on, for an outcome it delivers).
-  ///   - makeOperation: Builds the operation around `complete`, the manager's handler. Called at
-  ///     most once, before this returns.
+  ///   - callbackQueue: Where to call `completion`; nil calls it on the thread that settles.
+  ///   - makeOperation: Builds the operation around `complete`; called at most once, before
+  ///     this returns.
   ///   - completion: Called exactly once.
   public func enqueue<Value: Sendable>(
     coalescingKey: (any Hashable & Sendable)? = nil,
@@ -116,121 +68,120 @@ extension OperationQueueManager {
       Operation,
     completion: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) {
-    let waiter = handlerWaiter(callbackQueue: callbackQueue, completion: completion)
+    let waiter = handlerWaiter(callbackQueue, completion)
     admitBuilt(key: coalescingKey, waiter: waiter, priority: priority, makeOperation)
   }
 
-  /// A waiter that calls `completion` (counted while it waits on `callbackQueue`); it never
-  /// leaves.
+  private func enqueueForeign<Output: Sendable>(
+    _ operation: Operation, _ key: (any Hashable & Sendable)?, _ priority: Operation.QueuePriority?,
+    _ callbackQueue: CallbackQueue?,
+    _ completion: @escaping @Sendable (Result<Output, any Error>) -> Void
+  ) -> Operation {
+    let admission = admitForeign(
+      operation, as: Output.self, key: key, waiter: handlerWaiter(callbackQueue, completion),
+      priority: priority)
+    return (admission.operation as? ForeignAdapter)?.foreign ?? operation
+  }
+
+  /// A waiter that calls `completion` (counted while it waits on `callbackQueue`); it never leaves.
   private func handlerWaiter<Output: Sendable>(
-    callbackQueue: CallbackQueue?,
-    completion: @escaping @Sendable (Result<Output, any Error>) -> Void
+    _ callbackQueue: CallbackQueue?,
+    _ completion: @escaping @Sendable (Result<Output, any Error>) -> Void
   ) -> OperationWaiter {
     let completion = counted(completion, on: callbackQueue)
     return OperationWaiter(interest: .untilSettled, callbackQueue: callbackQueue) { outcome in
-      completion(Result { try outcome.value(as: Output.self) })
+      completion(Result { try outcome.foreignValue(as: Output.self) })
     }
   }
 
-  /// Admits a request for work that `makeOperation` builds around a ``BridgeHandler``: joins
-  /// work in flight under `key` first, so a joiner builds nothing; otherwise builds the
-  /// operation and admits it as foreign work under `key`, settled by what the handler receives.
-  /// `policy` is the waiter's for when every caller has left (``AbandonmentPolicy``).
+  /// Admits a request for foreign `operation` under `key` (scoped to its class), for a caller
+  /// reading `Value` (`Void`: any value); `policy` is the waiter's (``AbandonmentPolicy``).
+  package func admitForeign<Value: Sendable>(
+    _ operation: Operation, as valueType: Value.Type, key: (any Hashable & Sendable)?,
+    waiter: OperationWaiter?, priority: Operation.QueuePriority?,
+    whenAbandoned policy: AbandonmentPolicy = .cancel
+  ) -> Admission<any Sendable, any Error> {
+    let scoped = key.map {
+      ForeignKey(
+        scoped: CoalescingKey(operationType: type(of: operation), valueType: Void.self, base: $0))
+    }
+    return admit(
+      foreign: operation, as: valueType, built: false, key: scoped, waiter: waiter,
+      priority: priority, whenAbandoned: policy)
+  }
+
+  /// Admits a request for work `makeOperation` builds around a ``BridgeHandler``, after joining
+  /// work in flight under `key` first, so that a joiner builds nothing.
   @discardableResult
   package func admitBuilt<Value: Sendable>(
     key: (any Hashable & Sendable)?, waiter: OperationWaiter?, priority: Operation.QueuePriority?,
     whenAbandoned policy: AbandonmentPolicy = .cancel,
     _ makeOperation: (@escaping @Sendable (Result<Value, any Error>) -> Void) -> Operation
-  ) -> Admission<Value, any Error> {
-    let scoped = key.map { ForeignKey($0, of: nil) }
+  ) -> Admission<any Sendable, any Error> {
+    let scoped = key.map {
+      ForeignKey(
+        scoped: CoalescingKey(
+          operationType: BridgeHandler<Value>.self, valueType: Value.self, base: $0))
+    }
     if let scoped,
       let joined = join(
-        CoalescingKey(for: ForeignAdapter<Value>.self, base: scoped),
-        as: ConcurrentOperation<Value, any Error>.self, waiter: waiter, priority: priority,
-        whenAbandoned: policy)
+        CoalescingKey(for: ForeignAdapter.self, base: scoped), as: ForeignAdapter.self,
+        waiter: waiter, priority: priority, whenAbandoned: policy)
     {
       return joined
     }
     let handler = BridgeHandler<Value>()
     let operation = makeOperation(handler.complete)
     let own = operation.queuePriority
-    let admission = admitForeign(
-      operation, as: Value.self, scopedKey: scoped, waiter: waiter,
-      priority: priority.map { own.rawValue > $0.rawValue ? own : $0 }, whenAbandoned: policy,
-      outcome: nil)
+    let admission = admit(
+      foreign: operation, as: Value.self, built: true, key: scoped, waiter: waiter,
+      priority: priority.map { own.rawValue > $0.rawValue ? own : $0 }, whenAbandoned: policy)
     handler.attach(to: admission.operation)
     return admission
   }
 
-  /// Admits a request for foreign `operation` under `key` (scoped to its class), read by `read`;
-  /// `policy` is the waiter's for when every caller has left (``AbandonmentPolicy``).
-  package func admitForeign<Foreign: Operation, Output: Sendable>(
-    _ operation: Foreign, as output: Output.Type, key: (any Hashable & Sendable)?,
+  /// Admits a request for foreign work: a finished operation gives its outcome at once;
+  /// otherwise the request joins the instance's adapter, or installs one, joins it and admits it
+  /// (it may join work in flight under `key`). Every request, the installing one too, joins
+  /// through the adapter's lock, where the last caller leaving and the cancellation are one
+  /// step: so it never takes a cancellation that another caller's leaving caused. A request for
+  /// another value type than the adapter's (a plain one takes any, unless `built`) waits for the
+  /// operation instead.
+  private func admit(
+    foreign operation: Operation, as valueType: Any.Type, built: Bool, key: ForeignKey?,
     waiter: OperationWaiter?, priority: Operation.QueuePriority?,
-    whenAbandoned policy: AbandonmentPolicy = .cancel,
-    outcome read: @escaping @Sendable (Foreign) -> ErasedOutcome
-  ) -> Admission<Output, any Error> {
-    admitForeign(
-      operation, as: output, scopedKey: key.map { ForeignKey($0, of: type(of: operation)) },
-      waiter: waiter, priority: priority, whenAbandoned: policy, outcome: read)
-  }
-
-  /// Admits a request for foreign work with `waiter`: one that has finished gets its outcome at
-  /// once; otherwise the request joins the instance's adapter, or installs a new one, joins it
-  /// and admits it as any operation (it may join work in flight under its key).
-  ///
-  /// Every request, the installing one included, joins the adapter through the adapter's own
-  /// lock, claimed or not: there the last caller leaving and the cancellation are one step, so
-  /// a request either joins before the others have all left, or finds the adapter closed and
-  /// installs a fresh one. It never takes a cancellation that another caller's leaving caused.
-  /// Only the request that installed an adapter admits it.
-  private func admitForeign<Foreign: Operation, Output: Sendable>(
-    _ operation: Foreign, as output: Output.Type, scopedKey key: ForeignKey?,
-    waiter: OperationWaiter?, priority: Operation.QueuePriority?,
-    whenAbandoned policy: AbandonmentPolicy,
-    outcome read: (@Sendable (Foreign) -> ErasedOutcome)?
-  ) -> Admission<Output, any Error> {
-    if operation.isFinished {
-      return ForeignAdapter.observe(operation, waiter: waiter, outcome: read)
-    }
-    while true {
-      var installed: ForeignAdapter<Output>?
-      let current: Operation
-      if let found = ForeignAdapters.adapter(of: operation) {
-        current = found
-      } else {
-        let new = ForeignAdapter<Output>(for: operation, key: key, outcome: read)
-        // Set before anyone can join it: joiners may only raise it.
-        if let priority { new.setInitialPriority(priority) }
-        current = ForeignAdapters.install(new, for: operation)
+    whenAbandoned policy: AbandonmentPolicy
+  ) -> Admission<any Sendable, any Error> {
+    while !operation.isFinished {
+      var installed: ForeignAdapter?
+      let adapter = ForeignAdapters.adapter(of: operation) {
+        let new = ForeignAdapter(for: operation, key: key, built: built ? valueType : nil)
+        if let priority { new.setInitialPriority(priority) }  // Joiners may only raise it.
         installed = new
+        return new
       }
-      guard let adapter = current as? ForeignAdapter<Output> else {
-        return ForeignAdapter.observe(operation, waiter: waiter, outcome: read)
-      }
-      // The caller's priority counts while it waits: the adapter's follows its callers.
+      guard adapter.valueType == valueType || (valueType == Void.self && !built) else { break }
       let (join, wakes, change) = adapter.join(
         waiter, follower: nil, priority: PriorityLevel(priority), whenAbandoned: policy)
       wakes.run()
       guard case .registered(let id, _, _) = join else {
-        ForeignAdapters.retire(adapter, of: operation)  // Closed: the next turn replaces it.
+        // Closed: the next turn replaces it.
+        ForeignAdapters.update(operation, by: adapter) { $0?.isJoinable = false }
         continue
       }
       adapter.apply(change)
-      if adapter === installed {
-        admitInstalled(adapter, for: operation, priority: priority)
-      }
+      if adapter === installed { admitInstalled(adapter, for: operation, priority: priority) }
       return Admission(operation: adapter, waiterID: id)
     }
+    return ForeignAdapter.observe(operation, waiter: waiter, built: built ? valueType : nil)
   }
 
-  /// Admits the adapter a request installed and joined. A hold (a caller that wants nothing)
-  /// goes with the admission: claimed, it keeps the adapter open until the claim is done, then
-  /// leaves, cancelling the adapter only if every caller left meanwhile. Dropped for work under
-  /// the key, the adapter follows that work, and the hold stays that work's caller for the
-  /// adapter's callers: it leaves once they all have, so the work is cancelled under nobody.
-  private func admitInstalled<Foreign: Operation, Output: Sendable>(
-    _ adapter: ForeignAdapter<Output>, for operation: Foreign, priority: Operation.QueuePriority?
+  /// Admits the adapter a request installed, with a hold (a caller that wants nothing) that keeps
+  /// it open until the claim is done. Dropped for work under its key, the adapter follows that
+  /// work, and the hold stays that work's caller until the adapter settles (its callers all
+  /// left, or the work settled): the work is never cancelled under the adapter's callers.
+  private func admitInstalled(
+    _ adapter: ForeignAdapter, for operation: Operation, priority: Operation.QueuePriority?
   ) {
     let hold = OperationWaiter(interest: .untilLeaving, callbackQueue: nil) { _ in }
     let admission = admit(adapter, waiter: hold, priority: nil)
@@ -240,23 +191,14 @@ extension OperationQueueManager {
       work.removeWaiter(holdID, resumingWith: .cancelled)
       return
     }
-    // Dropped: it follows that work, then finishes `operation` unrun unless a newer request
-    // made another adapter the instance's. Like any dropped request, `operation` leaves its
-    // dependencies, whose unretained pointers to it would crash corelibs once it is released.
-    ForeignAdapters.retire(adapter, of: operation)
+    // Dropped. Like any dropped request, `operation` leaves its dependencies, whose unretained
+    // pointers to it would crash corelibs once it is released.
+    ForeignAdapters.update(operation, by: adapter) { $0?.isJoinable = false }
     for dependency in operation.dependencies { operation.removeDependency(dependency) }
     if let priority { work.raisePriority(to: priority) }
     adapter.addWaiter(
       OperationWaiter(interest: .following, callbackQueue: nil) { _ in
-        // Settled: its callers all left, or the work settled (then this does nothing).
         work.removeWaiter(holdID, resumingWith: .cancelled)
       })
-  }
-}
-
-extension OperationQueueManager.Admission {
-  /// The foreign operation doing the work: the adapter's, or `operation` once that finished.
-  func foreignOperation(or operation: Operation) -> Operation {
-    (self.operation as? ForeignAdapter<Value>)?.foreign ?? operation
   }
 }

@@ -11,13 +11,24 @@ import Foundation
 /// let page = try await manager.perform(LegacyFetch(site: "stackoverflow"))
 /// ```
 ///
-/// The manager reads `outcome` once, after the operation reports `isFinished`, on the thread
-/// that noticed the finish. An operation that finishes with `outcome == nil` reaches its callers
-/// as `CancellationError` when it was cancelled, and as ``ForeignOperationError/noOutcome(operationName:)``
-/// otherwise; a `CancellationError` inside the outcome is reported as cancellation.
+/// The manager reads `outcome` once, after the operation reports `isFinished`. A nil outcome
+/// reaches callers as `CancellationError` if the operation was cancelled, as
+/// ``ForeignOperationError/noOutcome(operationName:)`` otherwise; a `CancellationError` inside
+/// the outcome as cancellation.
 public protocol ResultProducingOperation: Operation {
   /// The value the operation produces.
   associatedtype Output: Sendable
   /// The outcome once the operation has finished; nil if it finished without one.
   var outcome: Result<Output, any Error>? { get }
+}
+
+extension ResultProducingOperation {
+  /// How the finished operation ended, as its callers receive it.
+  var erasedOutcome: ErasedOutcome {
+    if let outcome { return .delivered(outcome) }
+    return isCancelled
+      ? .cancelled : .failure(ForeignOperationError.noOutcome(operationName: displayName))
+  }
+
+  static var outputType: Any.Type { Output.self }
 }
