@@ -2,36 +2,27 @@ import Foundation
 import OperationCore
 
 extension OperationQueueManager {
-  /// Runs `operation` (any `Operation`: a `BlockOperation`, a team's own subclass) on this
-  /// manager's queue, or joins the same work in flight, and waits until it has finished.
+  /// Runs `operation` (any `Operation`) on this manager's queue, or joins the same work in
+  /// flight, and waits until it has finished: `try await manager.perform(foreignOperation)`.
   ///
-  /// ```swift
-  /// try await manager.perform(foreignOperation)
-  /// ```
-  ///
-  /// Its adapter goes into the queue and starts it, so queue control and dependencies set before
-  /// the call apply; its `completionBlock` is left alone. Hand over an operation nobody else
-  /// enqueued or started; for one that runs elsewhere, use `waitUntilFinished(_:timeout:)`.
-  /// Cancelling the calling task resumes this call at once with `CancellationError` (a
-  /// `timeout`, with `OperationTimeoutError`); docs/CANCELLATION.md says what happens to the work.
+  /// Its adapter goes into the queue and starts it, so queue control and dependencies apply; its
+  /// `completionBlock` is left alone. Hand over an operation nobody else enqueued or started (for
+  /// one run elsewhere, `waitUntilFinished(_:timeout:)`). Cancelling the calling task resumes
+  /// this call at once with `CancellationError`; docs/CANCELLATION.md says what the work does.
   ///
   /// - Parameters:
   ///   - operation: The work. One that has already finished is not run again.
   ///   - coalescingKey: Joins pending or executing work of the same class and key, and
   ///     `operation` is dropped (never started). Without a key, only the same instance joins.
-  ///   - priority: The queue priority this caller asks for; nil uses the higher of the task's
-  ///     and the operation's own.
+  ///   - priority: The queue priority this caller asks for (nil: the task's); at least the
+  ///     operation's own.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
-  ///   - whenAbandoned: What happens to the work once every caller has left: `.cancel` (the
-  ///     default), `.finish` or `.linger(_:)`.
-  /// - Throws: `CancellationError`, `OperationTimeoutError`, or
-  ///   `ForeignOperationError/notReady(operationName:)`.
+  ///   - whenAbandoned: What happens to the work once every caller has left.
+  /// - Throws: `CancellationError`, `OperationTimeoutError`, or `ForeignOperationError`.
   @_disfavoredOverload
   public func perform(
-    _ operation: some Operation,
-    coalescingKey: (any Hashable & Sendable)? = nil,
-    priority: Operation.QueuePriority? = nil,
-    timeout: Duration? = nil,
+    _ operation: some Operation, coalescingKey: (any Hashable & Sendable)? = nil,
+    priority: Operation.QueuePriority? = nil, timeout: Duration? = nil,
     whenAbandoned: AbandonmentPolicy = .cancel
   ) async throws {
     try await foreignValue(
@@ -40,15 +31,12 @@ extension OperationQueueManager {
   }
 
   /// As `perform(_:coalescingKey:priority:timeout:whenAbandoned:)`, returning the operation's
-  /// `ResultProducingOperation/outcome` (its failure thrown, a nil outcome as
-  /// `ForeignOperationError`).
+  /// `ResultProducingOperation/outcome`.
   @discardableResult
   @_disfavoredOverload
   public func perform<Foreign: ResultProducingOperation>(
-    _ operation: Foreign,
-    coalescingKey: (any Hashable & Sendable)? = nil,
-    priority: Operation.QueuePriority? = nil,
-    timeout: Duration? = nil,
+    _ operation: Foreign, coalescingKey: (any Hashable & Sendable)? = nil,
+    priority: Operation.QueuePriority? = nil, timeout: Duration? = nil,
     whenAbandoned: AbandonmentPolicy = .cancel
   ) async throws -> Foreign.Output {
     try await foreignValue(
@@ -58,7 +46,8 @@ extension OperationQueueManager {
 
   /// Builds a foreign operation around `complete`, a completion handler of the manager's, runs
   /// it as `perform(_:coalescingKey:priority:timeout:whenAbandoned:)` does, and returns what
-  /// that handler receives first, whenever it comes (later calls are ignored).
+  /// that handler receives first (an operation released without calling it:
+  /// `ForeignOperationError/completionHandlerReleased(operationName:)`).
   ///
   /// ```swift
   /// let user = try await manager.perform(coalescingKey: "user/7") { complete in
@@ -66,23 +55,15 @@ extension OperationQueueManager {
   /// }
   /// ```
   ///
-  /// An operation released without calling `complete` gives
-  /// `ForeignOperationError/completionHandlerReleased(operationName:)` then. A task that is
-  /// already cancelled gets `CancellationError` without building anything.
-  ///
   /// - Parameters:
   ///   - coalescingKey: Joins work in flight built under an equal key for the same `Value`;
-  ///     `makeOperation` then never runs, so a joiner builds nothing. Nil: work of its own.
-  ///   - makeOperation: Builds the operation around `complete`; called at most once, before
-  ///     the call suspends. The other parameters are `perform(_:coalescingKey:…)`'s.
+  ///     `makeOperation` then never runs. Nil: work of its own.
+  ///   - makeOperation: Builds the operation around `complete`; called at most once, before the
+  ///     call suspends (never by a task already cancelled).
   /// - Returns: The value the handler received.
-  /// - Throws: The failure the handler received; `CancellationError`; `OperationTimeoutError`;
-  ///   or `ForeignOperationError`.
   public func perform<Value: Sendable>(
-    coalescingKey: (any Hashable & Sendable)? = nil,
-    priority: Operation.QueuePriority? = nil,
-    timeout: Duration? = nil,
-    whenAbandoned: AbandonmentPolicy = .cancel,
+    coalescingKey: (any Hashable & Sendable)? = nil, priority: Operation.QueuePriority? = nil,
+    timeout: Duration? = nil, whenAbandoned: AbandonmentPolicy = .cancel,
     _ makeOperation: (_ complete: @escaping @Sendable (Result<Value, any Error>) -> Void) ->
       Operation
   ) async throws -> Value {
@@ -96,13 +77,9 @@ extension OperationQueueManager {
   }
 
   /// Waits, without blocking a thread, until `operation`, run elsewhere (by any queue, or by
-  /// hand), has finished. Nothing is enqueued, and this manager's queue control does not apply.
-  /// Cancelling the calling task (or `timeout` passing) resumes the call at once; a waiter
-  /// leaving never cancels the operation: it belongs to someone else.
+  /// hand), has finished. Nothing is enqueued; a caller leaving (cancelled, or past `timeout`)
+  /// never cancels the operation: it belongs to someone else.
   ///
-  /// - Parameters:
-  ///   - operation: The operation to wait for. One that has already finished returns at once.
-  ///   - timeout: This caller's deadline, counted from the call; nil for none.
   /// - Throws: `CancellationError` if the operation (or the task) was cancelled, or
   ///   `OperationTimeoutError`.
   public func waitUntilFinished(_ operation: some Operation, timeout: Duration? = nil) async throws
@@ -111,8 +88,7 @@ extension OperationQueueManager {
   }
 
   /// As `waitUntilFinished(_:timeout:)`, returning the operation's
-  /// `ResultProducingOperation/outcome` (its failure thrown, a nil outcome as
-  /// `ForeignOperationError/noOutcome(operationName:)`).
+  /// `ResultProducingOperation/outcome`.
   @discardableResult
   public func waitUntilFinished<Foreign: ResultProducingOperation>(
     _ operation: Foreign, timeout: Duration? = nil
@@ -121,8 +97,8 @@ extension OperationQueueManager {
       of: operation, as: Foreign.Output.self, timeout: timeout, observing: true)
   }
 
-  /// The value of `operation` as `Output`: admitted with `key`, `priority` (at least the
-  /// operation's own; nil: the task's) and `policy`, or (`observing`) waited for where it runs.
+  /// The value of `operation` as `Output`, admitted with `key`, `priority` and `policy`, or
+  /// (`observing`) waited for where it runs.
   private func foreignValue<Output: Sendable>(
     of operation: Operation, as output: Output.Type, key: (any Hashable & Sendable)? = nil,
     priority: Operation.QueuePriority? = nil, timeout: Duration?,

@@ -10,10 +10,16 @@ import LockedValue
 /// starts it when its queue starts the adapter and settles with what it reads once it finished
 /// (or what its ``BridgeHandler`` receives). Its value type is erased: callers name theirs.
 /// An adapter that is not the instance's never starts it: it waits for it.
+///
+/// It learns that the foreign operation finished from an operation that depends on it, in a
+/// private queue never suspended (Foundation makes a dependent ready once its dependency reports
+/// `isFinished`, on both platforms), never from its `completionBlock`, which its owner's code
+/// may set or replace.
 package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>,
   @unchecked Sendable
 {
   // `held` lives under its lock; the other fields are constant.
+  private static let finishSignals = OperationQueue()
   /// The foreign operation until it has finished.
   private let held: Locked<Operation?>
   /// Whether the adapter settles with the outcome it reads (not a bridge handler's).
@@ -37,14 +43,21 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
   }
 
   /// The operation doing the work; nil once it has finished.
-  package var foreign: Operation? { held.withLock { $0 } }
+  var foreign: Operation? { held.withLock { $0 } }
 
   /// Claimed: the foreign operation's dependencies gate the adapter, which learns when it
   /// finishes, even while pending (its own `cancel()` may finish it then).
   package override func willEnqueue(on manager: OperationQueueManager) {
     guard let foreign else { return }
     for dependency in foreign.dependencies { addDependency(dependency) }
-    ForeignFinishSignal.whenFinished(foreign) { [self] in foreignFinished() }
+    whenFinished(foreign)
+  }
+
+  /// Calls ``foreignFinished()`` once `foreign` has finished (soon, if it has).
+  private func whenFinished(_ foreign: Operation) {
+    let signal = BlockOperation { [self] in foreignFinished() }
+    signal.addDependency(foreign)
+    Self.finishSignals.addOperation(signal)
   }
 
   /// The slot is held until the foreign operation has stopped, as its own queue would hold it.
@@ -118,7 +131,7 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
     if operation.isFinished {
       adapter.foreignFinished()
     } else {
-      ForeignFinishSignal.whenFinished(operation) { adapter.foreignFinished() }
+      adapter.whenFinished(operation)
     }
     return .init(operation: adapter, waiterID: waiter.flatMap { adapter.addWaiter($0) })
   }

@@ -19,13 +19,14 @@ extension OperationQueueManager {
   @discardableResult
   @_disfavoredOverload
   public func enqueue(
-    _ operation: some Operation,
-    coalescingKey: (any Hashable & Sendable)? = nil,
-    priority: Operation.QueuePriority? = nil,
-    callbackQueue: CallbackQueue? = nil,
+    _ operation: some Operation, coalescingKey: (any Hashable & Sendable)? = nil,
+    priority: Operation.QueuePriority? = nil, callbackQueue: CallbackQueue? = nil,
     completion: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) -> Operation {
-    enqueueForeign(operation, coalescingKey, priority, callbackQueue, completion)
+    let admission = admitForeign(
+      operation, as: Void.self, key: coalescingKey,
+      waiter: handlerWaiter(callbackQueue, completion), priority: priority)
+    return (admission.operation as? ForeignAdapter)?.foreign ?? operation
   }
 
   /// As `enqueue(_:coalescingKey:priority:callbackQueue:completion:)`, calling `completion` with
@@ -33,18 +34,19 @@ extension OperationQueueManager {
   @discardableResult
   @_disfavoredOverload
   public func enqueue<Foreign: ResultProducingOperation>(
-    _ operation: Foreign,
-    coalescingKey: (any Hashable & Sendable)? = nil,
-    priority: Operation.QueuePriority? = nil,
-    callbackQueue: CallbackQueue? = nil,
+    _ operation: Foreign, coalescingKey: (any Hashable & Sendable)? = nil,
+    priority: Operation.QueuePriority? = nil, callbackQueue: CallbackQueue? = nil,
     completion: @escaping @Sendable (Result<Foreign.Output, any Error>) -> Void
   ) -> Operation {
-    enqueueForeign(operation, coalescingKey, priority, callbackQueue, completion)
+    let admission = admitForeign(
+      operation, as: Foreign.Output.self, key: coalescingKey,
+      waiter: handlerWaiter(callbackQueue, completion), priority: priority)
+    return (admission.operation as? ForeignAdapter)?.foreign ?? operation
   }
 
   /// Builds a foreign operation around `complete`, a completion handler of the manager's, runs it
   /// as `enqueue(_:coalescingKey:priority:callbackQueue:completion:)` does, and calls
-  /// `completion` once with what that handler receives first (later calls are ignored).
+  /// `completion` once with what that handler receives first.
   ///
   /// ```swift
   /// manager.enqueue(coalescingKey: "user/7", { complete in
@@ -56,31 +58,18 @@ extension OperationQueueManager {
   ///   - coalescingKey: Joins work in flight built under an equal key for the same `Value`;
   ///     `makeOperation` then never runs. Nil: work of its own.
   ///   - priority: The queue priority; nil keeps the one the operation sets itself.
-  ///   - callbackQueue: Where to call `completion`; nil calls it on the thread that settles.
   ///   - makeOperation: Builds the operation around `complete`; called at most once, before
   ///     this returns.
-  ///   - completion: Called exactly once.
   public func enqueue<Value: Sendable>(
-    coalescingKey: (any Hashable & Sendable)? = nil,
-    priority: Operation.QueuePriority? = nil,
+    coalescingKey: (any Hashable & Sendable)? = nil, priority: Operation.QueuePriority? = nil,
     callbackQueue: CallbackQueue? = nil,
     _ makeOperation: (_ complete: @escaping @Sendable (Result<Value, any Error>) -> Void) ->
       Operation,
     completion: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) {
-    let waiter = handlerWaiter(callbackQueue, completion)
-    admitBuilt(key: coalescingKey, waiter: waiter, priority: priority, makeOperation)
-  }
-
-  private func enqueueForeign<Output: Sendable>(
-    _ operation: Operation, _ key: (any Hashable & Sendable)?, _ priority: Operation.QueuePriority?,
-    _ callbackQueue: CallbackQueue?,
-    _ completion: @escaping @Sendable (Result<Output, any Error>) -> Void
-  ) -> Operation {
-    let admission = admitForeign(
-      operation, as: Output.self, key: key, waiter: handlerWaiter(callbackQueue, completion),
-      priority: priority)
-    return (admission.operation as? ForeignAdapter)?.foreign ?? operation
+    admitBuilt(
+      key: coalescingKey, waiter: handlerWaiter(callbackQueue, completion), priority: priority,
+      makeOperation)
   }
 
   /// A waiter that calls `completion` (counted while it waits on `callbackQueue`); it never leaves.
@@ -94,22 +83,6 @@ extension OperationQueueManager {
     }
   }
 
-  /// Admits a request for foreign `operation` under `key` (scoped to its class), for a caller
-  /// reading `Value` (`Void`: any value); `policy` is the waiter's (``AbandonmentPolicy``).
-  package func admitForeign<Value: Sendable>(
-    _ operation: Operation, as valueType: Value.Type, key: (any Hashable & Sendable)?,
-    waiter: OperationWaiter?, priority: Operation.QueuePriority?,
-    whenAbandoned policy: AbandonmentPolicy = .cancel
-  ) -> Admission<any Sendable, any Error> {
-    let scoped = key.map {
-      ForeignKey(
-        scoped: CoalescingKey(operationType: type(of: operation), valueType: Void.self, base: $0))
-    }
-    return admit(
-      foreign: operation, as: valueType, built: false, key: scoped, waiter: waiter,
-      priority: priority, whenAbandoned: policy)
-  }
-
   /// Admits a request for work `makeOperation` builds around a ``BridgeHandler``, after joining
   /// work in flight under `key` first, so that a joiner builds nothing.
   @discardableResult
@@ -118,49 +91,45 @@ extension OperationQueueManager {
     whenAbandoned policy: AbandonmentPolicy = .cancel,
     _ makeOperation: (@escaping @Sendable (Result<Value, any Error>) -> Void) -> Operation
   ) -> Admission<any Sendable, any Error> {
-    let scoped = key.map {
-      ForeignKey(
-        scoped: CoalescingKey(
-          operationType: BridgeHandler<Value>.self, valueType: Value.self, base: $0))
-    }
-    if let scoped,
+    if let key,
       let joined = join(
-        CoalescingKey(for: ForeignAdapter.self, base: scoped), as: ForeignAdapter.self,
-        waiter: waiter, priority: priority, whenAbandoned: policy)
+        CoalescingKey(for: ForeignAdapter.self, base: ForeignKey(key, of: nil, value: Value.self)),
+        as: ForeignAdapter.self, waiter: waiter, priority: priority, whenAbandoned: policy)
     {
       return joined
     }
     let handler = BridgeHandler<Value>()
     let operation = makeOperation(handler.complete)
     let own = operation.queuePriority
-    let admission = admit(
-      foreign: operation, as: Value.self, built: true, key: scoped, waiter: waiter,
+    let admission = admitForeign(
+      operation, as: Value.self, built: true, key: key, waiter: waiter,
       priority: priority.map { own.rawValue > $0.rawValue ? own : $0 }, whenAbandoned: policy)
     handler.attach(to: admission.operation)
     return admission
   }
 
-  /// Admits a request for foreign work: a finished operation gives its outcome at once;
-  /// otherwise the request joins the instance's adapter, or installs one, joins it and admits it
-  /// (it may join work in flight under `key`). Every request, the installing one too, joins
-  /// through the adapter's lock, where the last caller leaving and the cancellation are one
-  /// step: so it never takes a cancellation that another caller's leaving caused. A request for
-  /// another value type than the adapter's (a plain one takes any, unless `built`) waits for the
-  /// operation instead.
-  private func admit(
-    foreign operation: Operation, as valueType: Any.Type, built: Bool, key: ForeignKey?,
-    waiter: OperationWaiter?, priority: Operation.QueuePriority?,
-    whenAbandoned policy: AbandonmentPolicy
+  /// Admits a request for foreign work, read as `Value` (`Void`: any value, unless `built`): a
+  /// finished operation gives its outcome at once; otherwise the request joins the instance's
+  /// adapter, or installs one, joins it and admits it (it may join work in flight under `key`).
+  /// Every request, the installing one too, joins through the adapter's lock, where the last
+  /// caller leaving and the cancellation are one step: so it never takes a cancellation that
+  /// another caller's leaving caused. A request for another value type waits for it instead.
+  package func admitForeign<Value: Sendable>(
+    _ operation: Operation, as valueType: Value.Type, built: Bool = false,
+    key: (any Hashable & Sendable)?, waiter: OperationWaiter?, priority: Operation.QueuePriority?,
+    whenAbandoned policy: AbandonmentPolicy = .cancel
   ) -> Admission<any Sendable, any Error> {
+    let key = key.map { ForeignKey($0, of: built ? nil : operation, value: Value.self) }
+    let builtValue: Any.Type? = built ? Value.self : nil
     while !operation.isFinished {
       var installed: ForeignAdapter?
       let adapter = ForeignAdapters.adapter(of: operation) {
-        let new = ForeignAdapter(for: operation, key: key, built: built ? valueType : nil)
+        let new = ForeignAdapter(for: operation, key: key, built: builtValue)
         if let priority { new.setInitialPriority(priority) }  // Joiners may only raise it.
         installed = new
         return new
       }
-      guard adapter.valueType == valueType || (valueType == Void.self && !built) else { break }
+      guard adapter.valueType == Value.self || (Value.self == Void.self && !built) else { break }
       let (join, wakes, change) = adapter.join(
         waiter, follower: nil, priority: PriorityLevel(priority), whenAbandoned: policy)
       wakes.run()
@@ -173,7 +142,7 @@ extension OperationQueueManager {
       if adapter === installed { admitInstalled(adapter, for: operation, priority: priority) }
       return Admission(operation: adapter, waiterID: id)
     }
-    return ForeignAdapter.observe(operation, waiter: waiter, built: built ? valueType : nil)
+    return ForeignAdapter.observe(operation, waiter: waiter, built: builtValue)
   }
 
   /// Admits the adapter a request installed, with a hold (a caller that wants nothing) that keeps
