@@ -6,48 +6,35 @@ import LockedValue
 /// holds the operation only until it has finished), it settles the adapter with
 /// ``ForeignOperationError/completionHandlerReleased(operationName:)``.
 final class BridgeHandler<Value: Sendable>: Sendable {
-  private enum State {
-    /// No adapter yet; what the handler received, if it was called already.
-    case unattached(ErasedOutcome?)
-    case attached(ConcurrentOperation<any Sendable, any Error>)
-    /// Called, and the outcome handed over.
-    case called
-  }
-
-  private let state = Locked(State.unattached(nil))
+  typealias Adapter = ConcurrentOperation<any Sendable, any Error>
+  /// The adapter once attached, and what the handler received first.
+  private let state = Locked<(adapter: Adapter?, outcome: ErasedOutcome?)>((nil, nil))
 
   /// The handler to give the operation.
   var complete: @Sendable (Result<Value, any Error>) -> Void {
     { [self] result in
       let outcome = ErasedOutcome.delivered(result)
-      let adapter = state.withLock { state -> ConcurrentOperation<any Sendable, any Error>? in
-        switch state {
-        case .unattached(nil): state = .unattached(outcome)
-        case .attached(let adapter):
-          state = .called
-          return adapter
-        case .unattached, .called: break
-        }
-        return nil
+      let adapter = state.withLock { state -> Adapter? in
+        guard state.outcome == nil else { return nil }
+        state.outcome = outcome
+        return state.adapter
       }
       adapter?.settle(erased: outcome)
     }
   }
 
   /// The adapter doing the work is known: settled at once if the handler was called already.
-  func attach(to adapter: ConcurrentOperation<any Sendable, any Error>) {
-    let early = state.withLock { state -> ErasedOutcome? in
-      guard case .unattached(let outcome) = state else { return nil }
-      state = outcome == nil ? .attached(adapter) : .called
-      return outcome
+  func attach(to adapter: Adapter) {
+    let early = state.withLock { state in
+      state.adapter = adapter
+      return state.outcome
     }
     if let early { adapter.settle(erased: early) }
   }
 
   deinit {
-    guard case .attached(let adapter) = state.withLock({ $0 }) else { return }
-    let name = adapter.name ?? ""
-    adapter.settle(
-      erased: .failure(ForeignOperationError.completionHandlerReleased(operationName: name)))
+    guard case (let adapter?, nil) = state.withLock({ $0 }) else { return }
+    let error = ForeignOperationError.completionHandlerReleased(operationName: adapter.name ?? "")
+    adapter.settle(erased: .failure(error))
   }
 }

@@ -7,18 +7,14 @@ import LockedValue
 /// Each instance in hand has one adapter (``ForeignAdapters``), which every request for it joins
 /// as a request joins a claimed ``ConcurrentOperation``. The foreign operation is never in a
 /// queue, so a legacy `cancel()` that reports it finished while pending hangs none: the adapter
-/// starts it when its queue starts the adapter and settles with what it reads once it finished
-/// (or what its ``BridgeHandler`` receives). Its value type is erased: callers name theirs.
-/// An adapter that is not the instance's never starts it: it waits for it.
-///
-/// It learns that the foreign operation finished from an operation that depends on it, in a
-/// private queue never suspended (Foundation makes a dependent ready once its dependency reports
-/// `isFinished`, on both platforms), never from its `completionBlock`, which its owner's code
-/// may set or replace.
+/// starts it when its queue starts the adapter, and settles with what it reads once it finished
+/// (or what its ``BridgeHandler`` receives). Its value type is erased: callers name theirs. An
+/// adapter that is not the instance's never starts it.
 package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>,
   @unchecked Sendable
 {
   // `held` lives under its lock; the other fields are constant.
+  /// Where adapters learn that their foreign operations finished (see `whenFinished`).
   private static let finishSignals = OperationQueue()
   /// The foreign operation until it has finished.
   private let held: Locked<Operation?>
@@ -27,16 +23,17 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
   /// The type of the value it settles with.
   let valueType: Any.Type
 
-  /// An adapter for `foreign`, indexed under `key`; `built` is the value type a bridge handler
-  /// delivers (nil: the adapter reads the outcome).
-  init(for foreign: Operation, key: ForeignKey?, built: Any.Type?) {
+  /// An adapter for `foreign` under `key`, at `priority` (nil: the operation's own); `built` is
+  /// the value type a bridge handler delivers (nil: the adapter reads the outcome).
+  init(for foreign: Operation, key: ForeignKey?, built: Any.Type?, priority: QueuePriority?) {
     held = Locked(foreign)
     readsOutcome = built == nil
     let producing = foreign as? any ResultProducingOperation
     valueType = built ?? producing.map { type(of: $0).outputType } ?? Void.self
     if let key { super.init(coalescingKey: key) } else { super.init() }
     name = foreign.displayName  // Events name foreign work after the operation doing it.
-    if foreign.queuePriority != .normal { queuePriority = foreign.queuePriority }
+    let priority = priority ?? foreign.queuePriority
+    if priority != .normal { queuePriority = priority }
     if foreign.qualityOfService != .default { qualityOfService = foreign.qualityOfService }
     completionBlock = { [weak self] in self?.released() }
     passesPriorityOn = true
@@ -53,8 +50,12 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
     whenFinished(foreign)
   }
 
-  /// Calls ``foreignFinished()`` once `foreign` has finished (soon, if it has).
+  /// Calls ``foreignFinished()`` once `foreign` has finished (at once, if it has), through an
+  /// operation that depends on it in a private queue never suspended: Foundation makes a
+  /// dependent ready once its dependency reports `isFinished`, on both platforms. Never through
+  /// its `completionBlock`, which its owner's code may set or replace.
   private func whenFinished(_ foreign: Operation) {
+    guard !foreign.isFinished else { return foreignFinished() }
     let signal = BlockOperation { [self] in foreignFinished() }
     signal.addDependency(foreign)
     Self.finishSignals.addOperation(signal)
@@ -66,12 +67,11 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
   /// Starts the foreign operation if this adapter is the instance's and nobody started it.
   package override func main() {
     guard let foreign else { return }
-    let mayStart = ForeignAdapters.update(foreign, by: self) { entry in
+    let claimed = ForeignAdapters.update(foreign, by: self) { entry in
       defer { entry?.startClaimed = true }
       return entry?.startClaimed == false
     }
-    guard mayStart == true, !foreign.isFinished, !foreign.isExecuting else { return }
-    startWhenReady(foreign)
+    if claimed == true, !foreign.isFinished, !foreign.isExecuting { startWhenReady(foreign) }
   }
 
   /// The foreign operation has finished: its entry goes, and the adapter settles with its
@@ -86,9 +86,7 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
   }
 
   /// The callers' priority reaches the foreign operation (only from a claimed adapter).
-  package override func priorityDidChange(
-    to priority: Operation.QueuePriority, whileExecuting: Bool
-  ) {
+  package override func priorityDidChange(to priority: QueuePriority, whileExecuting: Bool) {
     if isClaimed { callForeign { $0.queuePriority = priority } }
   }
 
@@ -127,12 +125,8 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
   package static func observe(
     _ operation: Operation, waiter: OperationWaiter?, built: Any.Type? = nil
   ) -> OperationQueueManager.Admission<any Sendable, any Error> {
-    let adapter = ForeignAdapter(for: operation, key: nil, built: built)
-    if operation.isFinished {
-      adapter.foreignFinished()
-    } else {
-      adapter.whenFinished(operation)
-    }
+    let adapter = ForeignAdapter(for: operation, key: nil, built: built, priority: nil)
+    adapter.whenFinished(operation)
     return .init(operation: adapter, waiterID: waiter.flatMap { adapter.addWaiter($0) })
   }
 }

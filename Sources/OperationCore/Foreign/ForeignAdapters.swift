@@ -21,16 +21,14 @@ enum ForeignAdapters {
   private static let entries = Locked([ObjectIdentifier: Entry]())
 
   /// The instance's joinable adapter, or the one `make` builds (outside the lock), installed.
-  static func adapter(of foreign: Operation, orInstall make: () -> ForeignAdapter) -> ForeignAdapter
+  static func adapter(of foreign: Operation, orInstall make: () -> ForeignAdapter)
+    -> ForeignAdapter
   {
     let id = ObjectIdentifier(foreign)
-    let joinable = { (entries: [ObjectIdentifier: Entry]) in
-      entries[id].flatMap { $0.isJoinable ? $0.adapter : nil }
-    }
-    if let found = entries.withLock({ joinable($0) }) { return found }
+    if let entry = entries.withLock({ $0[id] }), entry.isJoinable { return entry.adapter }
     let new = make()
     return entries.withLock { entries in
-      if let found = joinable(entries) { return found }
+      if let entry = entries[id], entry.isJoinable { return entry.adapter }
       entries[id] = Entry(adapter: new, startClaimed: entries[id]?.startClaimed ?? false)
       return new
     }

@@ -124,8 +124,8 @@ extension OperationQueueManager {
     while !operation.isFinished {
       var installed: ForeignAdapter?
       let adapter = ForeignAdapters.adapter(of: operation) {
-        let new = ForeignAdapter(for: operation, key: key, built: builtValue)
-        if let priority { new.setInitialPriority(priority) }  // Joiners may only raise it.
+        // At the request's priority before anyone can join it: joiners may only raise it.
+        let new = ForeignAdapter(for: operation, key: key, built: builtValue, priority: priority)
         installed = new
         return new
       }
