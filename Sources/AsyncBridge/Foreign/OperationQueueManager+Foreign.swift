@@ -5,15 +5,14 @@ extension OperationQueueManager {
   /// Runs `operation` (any `Operation`) on this manager's queue, or joins the same work in
   /// flight, and waits until it has finished: `try await manager.perform(foreignOperation)`.
   ///
-  /// Its adapter goes into the queue and starts it, so queue control and dependencies apply; its
-  /// `completionBlock` is left alone. Hand over an operation nobody else enqueued or started (for
-  /// one run elsewhere, `waitUntilFinished(_:timeout:)`). Cancelling the calling task resumes
-  /// this call at once with `CancellationError`; docs/CANCELLATION.md says what the work does.
+  /// As `enqueue(_:coalescingKey:priority:callbackQueue:completion:)` (for one run elsewhere:
+  /// `waitUntilFinished(_:timeout:)`). Cancelling the calling task resumes this call at once with
+  /// `CancellationError`; docs/CANCELLATION.md says what happens to the work.
   ///
   /// - Parameters:
   ///   - operation: The work. One that has already finished is not run again.
-  ///   - coalescingKey: Joins pending or executing work of the same class and key, and
-  ///     `operation` is dropped (never started). Without a key, only the same instance joins.
+  ///   - coalescingKey: Joins work in flight of the same class and key (`operation` is then
+  ///     never started); nil joins only the same instance.
   ///   - priority: The queue priority this caller asks for (nil: the task's); at least the
   ///     operation's own.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
@@ -46,8 +45,7 @@ extension OperationQueueManager {
 
   /// Builds a foreign operation around `complete`, a completion handler of the manager's, runs
   /// it as `perform(_:coalescingKey:priority:timeout:whenAbandoned:)` does, and returns what
-  /// that handler receives first (an operation released without calling it:
-  /// `ForeignOperationError/completionHandlerReleased(operationName:)`).
+  /// that handler receives first.
   ///
   /// ```swift
   /// let user = try await manager.perform(coalescingKey: "user/7") { complete in
@@ -60,7 +58,6 @@ extension OperationQueueManager {
   ///     `makeOperation` then never runs. Nil: work of its own.
   ///   - makeOperation: Builds the operation around `complete`; called at most once, before the
   ///     call suspends (never by a task already cancelled).
-  /// - Returns: The value the handler received.
   public func perform<Value: Sendable>(
     coalescingKey: (any Hashable & Sendable)? = nil, priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil, whenAbandoned: AbandonmentPolicy = .cancel,

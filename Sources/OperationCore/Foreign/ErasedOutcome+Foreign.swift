@@ -16,8 +16,3 @@ extension ErasedOutcome {
     return try value(as: type)
   }
 }
-
-extension Operation {
-  /// The operation's name, or its class's when it has none.
-  var displayName: String { name ?? String(describing: type(of: self)) }
-}

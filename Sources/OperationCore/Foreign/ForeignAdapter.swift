@@ -31,7 +31,7 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
     let producing = foreign as? any ResultProducingOperation
     valueType = built ?? producing.map { type(of: $0).outputType } ?? Void.self
     if let key { super.init(coalescingKey: key) } else { super.init() }
-    name = foreign.displayName  // Events name foreign work after the operation doing it.
+    name = foreign.name ?? "\(type(of: foreign))"  // Events name the operation doing the work.
     let priority = priority ?? foreign.queuePriority
     if priority != .normal { queuePriority = priority }
     if foreign.qualityOfService != .default { qualityOfService = foreign.qualityOfService }

@@ -3,16 +3,13 @@ import LockedValue
 
 /// The adapter of each foreign instance in hand, by the instance's identity: the one process-wide
 /// lookup of foreign work, so that an instance requested under two keys or through two managers
-/// at once runs once (`Operation.start()` traps when called twice).
-///
-/// Requests join the adapter through its own lock while it is open; once it closed or joined
-/// other work, the next request installs a new one, which inherits `startClaimed`. The entry
-/// keeps the instance (whose identity cannot be reused meanwhile) until it has finished, or until
+/// at once runs once (`Operation.start()` traps when called twice). An entry (and the instance,
+/// whose identity cannot be reused meanwhile) stays until the instance has finished, or until
 /// the adapter that would start it is released.
 enum ForeignAdapters {
   struct Entry {
     var adapter: ForeignAdapter
-    /// False once the adapter closed or joined other work: a request replaces it.
+    /// False once the adapter closed or joined other work: the next request replaces it.
     var isJoinable = true
     /// Someone called, or is calling, the instance's `start()` (to run it or finish it unrun).
     var startClaimed = false
@@ -21,16 +18,16 @@ enum ForeignAdapters {
   private static let entries = Locked([ObjectIdentifier: Entry]())
 
   /// The instance's joinable adapter, or the one `make` builds (outside the lock), installed.
-  static func adapter(of foreign: Operation, orInstall make: () -> ForeignAdapter)
-    -> ForeignAdapter
-  {
+  static func adapter(
+    of foreign: Operation, orInstall make: () -> ForeignAdapter
+  ) -> (ForeignAdapter, installed: Bool) {
     let id = ObjectIdentifier(foreign)
-    if let entry = entries.withLock({ $0[id] }), entry.isJoinable { return entry.adapter }
+    if let entry = entries.withLock({ $0[id] }), entry.isJoinable { return (entry.adapter, false) }
     let new = make()
     return entries.withLock { entries in
-      if let entry = entries[id], entry.isJoinable { return entry.adapter }
+      if let entry = entries[id], entry.isJoinable { return (entry.adapter, false) }
       entries[id] = Entry(adapter: new, startClaimed: entries[id]?.startClaimed ?? false)
-      return new
+      return (new, true)
     }
   }
 

@@ -2,12 +2,11 @@ import Dispatch
 import Foundation
 
 // swift-corelibs-foundation marks the dependents of a finished operation ready one after
-// another, on the finishing thread, in no set order (Operation.swift, `observeValue`: the
-// `toFinished` case walks the dependents, kept in a `Set`). An adapter shares its foreign
-// operation's dependencies, so its queue may start it a moment before the foreign operation is
-// marked ready, and starting an operation that is not ready traps inside Foundation. Nothing
-// reports the readiness of an operation that sits in no queue, so while every dependency has
-// finished the adapter checks again shortly, a bounded number of times.
+// another, in no set order (Operation.swift, `observeValue`, `toFinished`: a `Set`). An adapter
+// shares its foreign operation's dependencies, so its queue may start it a moment before the
+// foreign operation is marked ready, and starting one that is not ready traps. Nothing reports
+// the readiness of an operation in no queue: while every dependency has finished, the adapter
+// checks again shortly, a bounded number of times.
 
 extension ForeignAdapter {
   /// Starts the foreign operation once it is ready; one that stays not ready, or has an
@@ -16,7 +15,7 @@ extension ForeignAdapter {
     guard foreign.isReady else {
       guard checksLeft > 0, foreign.dependencies.allSatisfy(\.isFinished) else {
         ForeignAdapters.update(foreign, by: self) { $0?.startClaimed = false }
-        finish(throwing: ForeignOperationError.notReady(operationName: foreign.displayName))
+        finish(throwing: ForeignOperationError.notReady(operationName: name ?? ""))
         return
       }
       // Not on a global queue: a synchronous operation's work runs inside `start()`.

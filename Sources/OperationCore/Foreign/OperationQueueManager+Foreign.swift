@@ -93,7 +93,8 @@ extension OperationQueueManager {
   ) -> Admission<any Sendable, any Error> {
     if let key,
       let joined = join(
-        CoalescingKey(for: ForeignAdapter.self, base: ForeignKey(key, of: nil, value: Value.self)),
+        CoalescingKey(
+          for: ForeignAdapter.self, base: ForeignKey(key, scope: BridgeHandler<Value>.self)),
         as: ForeignAdapter.self, waiter: waiter, priority: priority, whenAbandoned: policy)
     {
       return joined
@@ -108,47 +109,44 @@ extension OperationQueueManager {
     return admission
   }
 
-  /// Admits a request for foreign work, read as `Value` (`Void`: any value, unless `built`): a
-  /// finished operation gives its outcome at once; otherwise the request joins the instance's
-  /// adapter, or installs one, joins it and admits it (it may join work in flight under `key`).
-  /// Every request, the installing one too, joins through the adapter's lock, where the last
-  /// caller leaving and the cancellation are one step: so it never takes a cancellation that
-  /// another caller's leaving caused. A request for another value type waits for it instead.
+  /// Admits a request for foreign work read as `Value` (`Void`: any value, unless `built`): it
+  /// joins the instance's adapter, or installs one, joins it and admits it (which may join work
+  /// under `key`). Joining through the adapter's lock, where the last caller leaving and the
+  /// cancellation are one step, a request never takes a cancellation caused by another's leaving.
+  /// A finished operation, or one adapted for another value type, is waited for instead.
   package func admitForeign<Value: Sendable>(
     _ operation: Operation, as valueType: Value.Type, built: Bool = false,
     key: (any Hashable & Sendable)?, waiter: OperationWaiter?, priority: Operation.QueuePriority?,
     whenAbandoned policy: AbandonmentPolicy = .cancel
   ) -> Admission<any Sendable, any Error> {
-    let key = key.map { ForeignKey($0, of: built ? nil : operation, value: Value.self) }
+    let key = key.map {
+      ForeignKey($0, scope: built ? BridgeHandler<Value>.self : type(of: operation))
+    }
     let builtValue: Any.Type? = built ? Value.self : nil
     while !operation.isFinished {
-      var installed: ForeignAdapter?
-      let adapter = ForeignAdapters.adapter(of: operation) {
-        // At the request's priority before anyone can join it: joiners may only raise it.
-        let new = ForeignAdapter(for: operation, key: key, built: builtValue, priority: priority)
-        installed = new
-        return new
+      // At the request's priority before anyone can join it: joiners may only raise it.
+      let (adapter, installed) = ForeignAdapters.adapter(of: operation) {
+        ForeignAdapter(for: operation, key: key, built: builtValue, priority: priority)
       }
       guard adapter.valueType == Value.self || (Value.self == Void.self && !built) else { break }
       let (join, wakes, change) = adapter.join(
         waiter, follower: nil, priority: PriorityLevel(priority), whenAbandoned: policy)
       wakes.run()
-      guard case .registered(let id, _, _) = join else {
-        // Closed: the next turn replaces it.
+      guard case .registered(let id, _, _) = join else {  // Closed: the next turn replaces it.
         ForeignAdapters.update(operation, by: adapter) { $0?.isJoinable = false }
         continue
       }
       adapter.apply(change)
-      if adapter === installed { admitInstalled(adapter, for: operation, priority: priority) }
+      if installed { admitInstalled(adapter, for: operation, priority: priority) }
       return Admission(operation: adapter, waiterID: id)
     }
     return ForeignAdapter.observe(operation, waiter: waiter, built: builtValue)
   }
 
-  /// Admits the adapter a request installed, with a hold (a caller that wants nothing) that keeps
-  /// it open until the claim is done. Dropped for work under its key, the adapter follows that
-  /// work, and the hold stays that work's caller until the adapter settles (its callers all
-  /// left, or the work settled): the work is never cancelled under the adapter's callers.
+  /// Admits the adapter a request installed with a hold, a caller that wants nothing and keeps it
+  /// open until the claim is done. Dropped for work under its key, the adapter follows that work,
+  /// and the hold stays that work's caller until the adapter settles, so that the work is never
+  /// cancelled under the adapter's callers.
   private func admitInstalled(
     _ adapter: ForeignAdapter, for operation: Operation, priority: Operation.QueuePriority?
   ) {
@@ -160,8 +158,7 @@ extension OperationQueueManager {
       work.removeWaiter(holdID, resumingWith: .cancelled)
       return
     }
-    // Dropped. Like any dropped request, `operation` leaves its dependencies, whose unretained
-    // pointers to it would crash corelibs once it is released.
+    // Dropped: like any dropped request, `operation` leaves its dependencies (see `admit`).
     ForeignAdapters.update(operation, by: adapter) { $0?.isJoinable = false }
     for dependency in operation.dependencies { operation.removeDependency(dependency) }
     if let priority { work.raisePriority(to: priority) }

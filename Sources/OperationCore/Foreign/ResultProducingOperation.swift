@@ -23,12 +23,12 @@ public protocol ResultProducingOperation: Operation {
 }
 
 extension ResultProducingOperation {
-  /// How the finished operation ended, as its callers receive it.
+  /// How the finished operation ended, as its callers receive it; and the type of its value.
   var erasedOutcome: ErasedOutcome {
     if let outcome { return .delivered(outcome) }
     return isCancelled
-      ? .cancelled : .failure(ForeignOperationError.noOutcome(operationName: displayName))
+      ? .cancelled
+      : .failure(ForeignOperationError.noOutcome(operationName: name ?? "\(Self.self)"))
   }
-
   static var outputType: Any.Type { Output.self }
 }
