@@ -1,10 +1,9 @@
 import LockedValue
 
 /// The completion handler a manager hands to a foreign operation it builds for a request
-/// (`perform { complete in LegacyFetch(completionHandler: complete) }`): what it receives first
-/// settles the adapter, whenever it comes; later calls are ignored. Released uncalled (the adapter
-/// holds the operation only until it has finished), it settles the adapter with
-/// ``ForeignOperationError/completionHandlerReleased(operationName:)``.
+/// (`perform { complete in LegacyFetch(completionHandler: complete) }`): what it receives first,
+/// whenever it comes, settles the adapter. Released uncalled (the adapter holds the operation only
+/// until it has finished), it settles it with ``ForeignOperationError/completionHandlerReleased(operationName:)``.
 final class BridgeHandler<Value: Sendable>: Sendable {
   typealias Adapter = ConcurrentOperation<any Sendable, any Error>
   /// The adapter once attached, and what the handler received first.

@@ -4,12 +4,11 @@ import LockedValue
 
 /// Runs a foreign operation (an `Operation` of your own) for managers and holds its waiters.
 ///
-/// Each instance in hand has one adapter (``ForeignAdapters``), which every request for it joins
-/// as a request joins a claimed ``ConcurrentOperation``. The foreign operation is never in a
-/// queue, so a legacy `cancel()` that reports it finished while pending hangs none: the adapter
-/// starts it when its queue starts the adapter, and settles with what it reads once it finished
-/// (or what its ``BridgeHandler`` receives). Its value type is erased: callers name theirs. An
-/// adapter that is not the instance's never starts it.
+/// Every request for an instance joins its one adapter (``ForeignAdapters``) as a request joins a
+/// claimed ``ConcurrentOperation``. The foreign operation sits in no queue, so a legacy `cancel()`
+/// that reports it finished while pending hangs none: the instance's adapter starts it when its
+/// queue starts the adapter, and settles with what it reads once it finished (or with what its
+/// ``BridgeHandler`` receives). Its value type is erased: each caller names its own.
 package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>,
   @unchecked Sendable
 {
@@ -50,10 +49,9 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
     whenFinished(foreign)
   }
 
-  /// Calls ``foreignFinished()`` once `foreign` has finished (at once, if it has), through an
-  /// operation that depends on it in a private queue never suspended: Foundation makes a
-  /// dependent ready once its dependency reports `isFinished`, on both platforms. Never through
-  /// its `completionBlock`, which its owner's code may set or replace.
+  /// Calls ``foreignFinished()`` once `foreign` has finished (at once, if it has): through a
+  /// dependent in a queue never suspended, which Foundation starts then on both platforms, not
+  /// through its `completionBlock`, which its owner's code may set or replace.
   private func whenFinished(_ foreign: Operation) {
     guard !foreign.isFinished else { return foreignFinished() }
     let signal = BlockOperation { [self] in foreignFinished() }

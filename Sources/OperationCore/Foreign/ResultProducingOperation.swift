@@ -11,10 +11,9 @@ import Foundation
 /// let page = try await manager.perform(LegacyFetch(site: "stackoverflow"))
 /// ```
 ///
-/// The manager reads `outcome` once, after the operation reports `isFinished`. A nil outcome
-/// reaches callers as `CancellationError` if the operation was cancelled, as
-/// ``ForeignOperationError/noOutcome(operationName:)`` otherwise; a `CancellationError` inside
-/// the outcome as cancellation.
+/// The manager reads `outcome` once, after the operation reports `isFinished`. Nil reaches callers
+/// as ``ForeignOperationError/noOutcome(operationName:)`` (`CancellationError` if cancelled), and
+/// a `CancellationError` in it as cancellation.
 public protocol ResultProducingOperation: Operation {
   /// The value the operation produces.
   associatedtype Output: Sendable
