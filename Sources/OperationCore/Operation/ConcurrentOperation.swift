@@ -45,9 +45,9 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     set { passesPriorityOnStorage.store(newValue, ordering: .relaxed) }
   }
   private let passesPriorityOnStorage = Atomic(false)
-  /// The version of the last priority change applied to `queuePriority`; written only under
-  /// `priorityChangeLock`.
-  private let appliedPriorityVersion = Atomic<UInt32>(0)
+  /// The newest priority change claimed for `queuePriority` (``apply(_:)``): its version above
+  /// the low byte, its priority's raw value in the low byte.
+  private let newestPriorityChange = Atomic<UInt64>(0)
   /// The operation's progress, made on the first report or the first observer and kept (one
   /// retain, given back in `deinit`) until the operation goes: an operation that has neither
   /// pays one nil check when it settles. An `Atomic` of a concrete type, whose operations are
@@ -410,19 +410,34 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   }
 
   /// Sets the queue priority a change decided, outside the operation's lock, unless a change
-  /// decided later was applied first; then tells the work (``priorityDidChange(to:whileExecuting:)``).
+  /// decided later got here first; then tells the work (``priorityDidChange(to:whileExecuting:)``).
+  ///
+  /// Changes decided in one order under the operation's lock may get here in another. The
+  /// newest claims ``newestPriorityChange``; an older one gives up. No lock is held while
+  /// Foundation's setter runs (on Apple platforms it sends key-value notifications, whose
+  /// observers may change priorities themselves): after each write the claim is read again, and
+  /// a change claimed meanwhile is written in turn, so the last write is always the newest's.
   final func apply(_ change: OperationStateMachine.PriorityChange?) {
     guard let change else { return }
-    // A leaf lock: Foundation's setter re-sorts the queue and never calls back into this class.
-    // Changes decided in one order under the operation's lock may get here in another; the
-    // version keeps the latest.
-    let applied = priorityChangeLock.withLock {
-      guard appliedPriorityVersion.load(ordering: .relaxed) < change.version else { return false }
-      appliedPriorityVersion.store(change.version, ordering: .relaxed)
-      if queuePriority != change.priority { queuePriority = change.priority }
-      return true
+    let claim =
+      UInt64(change.version) << 8 | UInt64(UInt8(bitPattern: Int8(change.priority.rawValue)))
+    var newest = newestPriorityChange.load(ordering: .acquiring)
+    while newest >> 8 < UInt64(change.version) {
+      let (exchanged, found) = newestPriorityChange.compareExchange(
+        expected: newest, desired: claim, ordering: .acquiringAndReleasing)
+      newest = exchanged ? claim : found
     }
-    if applied { priorityDidChange(to: change.priority, whileExecuting: change.whileExecuting) }
+    guard newest == claim else { return }
+    while true {
+      let priority =
+        Operation.QueuePriority(rawValue: Int(Int8(bitPattern: UInt8(truncatingIfNeeded: newest))))
+        ?? .normal
+      if queuePriority != priority { queuePriority = priority }
+      let now = newestPriorityChange.load(ordering: .acquiring)
+      if now == newest { break }
+      newest = now
+    }
+    priorityDidChange(to: change.priority, whileExecuting: change.whileExecuting)
   }
 
   /// Called, outside any lock, when the operation's queue priority changed because its
@@ -671,10 +686,3 @@ extension ConcurrentOperation where Failure: OperationFailure {
     }
   }
 }
-
-/// Serialises the priority changes that callers make (rare: a join asking for a higher priority,
-/// an escalation, the most urgent caller leaving), so two changes never interleave. One lock for all operations: a lock per operation would cost
-/// two allocations on every enqueue. An `NSLock`, not the `Locked` box: it guards no state of
-/// this library (only the call of Foundation's setter), and ThreadSanitizer on Linux reports a
-/// lock box of zero-sized state as racing (docs/PLATFORM-NOTES.md).
-private let priorityChangeLock = NSLock()

@@ -17,7 +17,8 @@ struct OperationStateMachine {
     /// Not started by a queue, no outcome yet. `claimed` once a manager admitted it (it is
     /// never admitted twice).
     case pending(Waiters, claimed: Bool)
-    /// Started by its queue, no outcome yet: `main()` has been or is being called.
+    /// Started by its queue, no outcome yet: `main()` has been or is being called. `since` is
+    /// when it started, for an operation that publishes its events (the origin otherwise).
     case executing(Waiters, since: ClockInstant)
     /// Settled before its queue started it; the settling thread is still handing the outcome
     /// to the waiters. `started` once the queue started it meanwhile: that thread releases it
@@ -192,9 +193,11 @@ struct OperationStateMachine {
     switch lifecycle {
     case .pending:
       let waiters = takeWaiters()
-      // Counted only for an operation that publishes its events.
-      let waiting = isSilent ? 0 : waiters.list.count
-      lifecycle = .executing(waiters, since: now)
+      // Counted, and the clock read, only for an operation that publishes its events: the
+      // start instant measures nothing but the `finished` event's duration.
+      let silent = isSilent
+      let waiting = silent ? 0 : waiters.list.count
+      lifecycle = .executing(waiters, since: silent ? ClockInstant(sinceOrigin: .zero) : now)
       return .run(timeout: timeout, event: record(.started, waiterCount: waiting))
     case .deliveringBeforeStart(let settlement, let claimed, _):
       // The delivering thread releases it once the delivery ends.
@@ -544,14 +547,12 @@ struct OperationStateMachine {
   /// case of the consumed value, so the payload moves.
   private mutating func exchangeWaiters(for next: consuming Lifecycle) -> Waiters {
     swap(&next, &lifecycle)
-    if case .pending = next {
-      guard case .pending(let waiters, _) = consume next else { preconditionFailure() }
+    switch consume next {
+    case .pending(let waiters, _), .executing(let waiters, _):
       return waiters
-    }
-    guard case .executing(let waiters, _) = consume next else {
+    case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released, .modifying:
       preconditionFailure("took the waiters of work that is not open")
     }
-    return waiters
   }
 
   /// Registers `waiter` (and `follower`) on open work, with a `joined` event if `publishing`;
