@@ -169,12 +169,12 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// Called once, outside any lock, when started work should stop (cancellation or timeout),
   /// after the waiters were resumed.
   ///
-  /// When the last caller leaves (its task was cancelled, its deadline passed), it runs on a
-  /// serial queue of its own, so a hook that blocks delays no caller; otherwise on the
-  /// cancelling thread (the one calling ``cancel()``, or the manager's scheduler for a
-  /// timeout): do not block there, and hop to another queue before calling anything that may
-  /// (such as `URLSessionTask.cancel()` on Linux). If ``finishesImmediatelyWhenCancelled`` is false,
-  /// call `finish` once the work has stopped.
+  /// On ``cancel()`` (and so on `cancelAllOperations()`), it runs on the cancelling thread: do
+  /// not block there, and hop to another queue before calling anything that may (such as
+  /// `URLSessionTask.cancel()` on Linux). When the last caller leaves (its task was cancelled,
+  /// its deadline passed), on a timeout, and when a linger runs out, it runs on a serial queue
+  /// of its own, so a hook that blocks delays no caller and no timer of the manager's clock.
+  /// If ``finishesImmediatelyWhenCancelled`` is false, call `finish` once the work has stopped.
   open func operationWasCancelled() {}
 
   // MARK: Finishing
@@ -620,7 +620,10 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       timeout: timeout, operationName: name ?? String(describing: type(of: self)))
     let scheduler = observer?.scheduler ?? .continuous
     let entry = scheduler.schedule(after: timeout) { [weak self] in
-      self?.transition { $0.timeOut(error) }
+      guard let self else { return }
+      let (action, observer) = decide { $0.timeOut(error) }
+      guard case .deliver(let delivery, _) = consume action else { return }
+      deliver(delivery, observer: observer, hookOnOwnQueue: true)
     }
     keep(entry, in: timeoutEntry, on: scheduler)
   }
@@ -666,7 +669,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       $0.lingerEnded(token, releaseIfExecuting: releaseIfExecuting)
     }
     guard case .deliver(let delivery, _) = consume action else { return }
-    deliver(delivery, observer: observer)
+    deliver(delivery, observer: observer, hookOnOwnQueue: true)
     super.cancel()
   }
 
