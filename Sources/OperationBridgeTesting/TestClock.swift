@@ -115,9 +115,8 @@ public final class TestClock: Clock, SchedulerDrivingClock, @unchecked Sendable 
 
   /// How many timers are set on this clock and have not fired: operation timeouts, stall
   /// checks, callers' deadlines, retry waits, page backoffs and ``sleep(until:tolerance:)``s.
-  /// An operation's timeout and stall check may stay set after it finished, until the clock
-  /// passes their instant (they then do nothing): count them when a test runs several
-  /// operations.
+  /// An operation's timeout and stall check are taken out when it finishes, and a caller's
+  /// deadline when the caller gets its outcome.
   public var pendingTimers: Int {
     schedulers.reduce(0) { $0 + $1.pendingCount }
   }

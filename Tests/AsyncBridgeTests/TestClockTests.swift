@@ -36,6 +36,23 @@ import Testing
     try await manager.waitUntilIdle(within: .testTimeout)
   }
 
+  @Test func workThatEndsBeforeItsTimeoutAndStallCheckLeavesNoTimerSet() async throws {
+    let clock = TestClock()
+    let manager = OperationQueueManager(name: "test-clock.taken-out", clock: clock)
+    manager.stallThreshold = .seconds(30)
+    let lookups = (0..<20).map { key in
+      let lookup = Lookup(key: key)
+      lookup.timeout = .seconds(3600)
+      return lookup
+    }
+    let calls = lookups.map { lookup in Task { try await manager.perform(lookup) } }
+    try await clock.waitUntilTimers(2 * lookups.count)  // each started: its timeout and stall
+    for (key, lookup) in lookups.enumerated() { lookup.finish(returning: key) }
+    for (key, call) in calls.enumerated() { #expect(try await call.value == key) }
+    try await manager.waitUntilIdle(within: .testTimeout)
+    #expect(clock.pendingTimers == 0, "finished work left its timeout or stall check set")
+  }
+
   @Test func advancingByNothingOrLessFiresOnlyWhatIsDueNow() async throws {
     let clock = TestClock()
     let manager = OperationQueueManager(name: "test-clock.zero", clock: clock)

@@ -2,6 +2,7 @@ import AsyncBridge
 import Dispatch
 import Foundation
 import LockedValue
+import OperationBridgeTesting
 import OperationCore
 import TestSupport
 import Testing
@@ -96,6 +97,35 @@ import Testing
     print(
       "blocking cancellation hook: last caller back \(Self.latency(cancelled, resumed)) after the first cancel"
     )
+    gate.open()
+    #expect(await becomesIdle(manager))
+  }
+
+  /// A timeout's hook that blocks holds no timer of the manager's clock: the clock's timers
+  /// fire on one thread, which the hook never gets.
+  @Test func aTimeoutWhoseHookBlocksDelaysNoOtherTimer() async throws {
+    let clock = TestClock()
+    let manager = OperationQueueManager(name: "blocking.timeout", clock: clock)
+    let gate = Gate()
+    let entered = AsyncCounter()
+    let blocking = BlockingHookOperation(gate: gate, entered: entered)
+    blocking.timeout = .seconds(1)
+    let timedOut = Task { try await manager.perform(blocking) }
+    #expect(await blocking.started.wait())
+    let other = ManualOperation()
+    let deadline = Task { try await manager.perform(other, timeout: .seconds(2)) }
+    try await clock.waitUntilTimers(2)  // the timeout and the caller's deadline
+
+    let advanced = await completing(within: .seconds(10)) {
+      await clock.advance(by: .seconds(2))
+      return true
+    }
+    #expect(advanced == true, "advancing the clock waited for the blocked hook")
+    await #expect(throws: OperationTimeoutError.self) { try await timedOut.value }
+    let error = await error(of: deadline)
+    #expect((error as? OperationTimeoutError)?.scope == .caller)
+    #expect(await entered.wait(untilAtLeast: 1))
+    #expect(!gate.isOpen)
     gate.open()
     #expect(await becomesIdle(manager))
   }

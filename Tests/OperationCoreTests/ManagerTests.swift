@@ -102,7 +102,7 @@ import Testing
     manager.enqueue(slow) { results.record($0) }
     manager.enqueue(fast) { results.record($0) }
     #expect(await slow.started.wait())
-    try await clock.waitUntilTimers(2)
+    try await clock.waitUntilTimers(1)  // the slow one's stall check, armed before it started
     await clock.advance(by: .milliseconds(50))  // past the threshold: the stall check runs
 
     #expect(slow.isExecuting)

@@ -45,6 +45,11 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     set { passesPriorityOnStorage.store(newValue, ordering: .relaxed) }
   }
   private let passesPriorityOnStorage = Atomic(false)
+  /// The scheduler entries of the running operation's timeout and stall report (0: none),
+  /// taken out when it is released: work that ends long before them leaves nothing in its
+  /// manager's scheduler.
+  private let timeoutEntry = Atomic<UInt64>(0)
+  private let stallEntry = Atomic<UInt64>(0)
   /// The newest priority change claimed for `queuePriority` (``apply(_:)``): its version above
   /// the low byte, its priority's raw value in the low byte.
   private let newestPriorityChange = Atomic<UInt64>(0)
@@ -164,12 +169,12 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// Called once, outside any lock, when started work should stop (cancellation or timeout),
   /// after the waiters were resumed.
   ///
-  /// When the last caller leaves (its task was cancelled, its deadline passed), it runs on a
-  /// serial queue of its own, so a hook that blocks delays no caller; otherwise on the
-  /// cancelling thread (the one calling ``cancel()``, or the manager's scheduler for a
-  /// timeout): do not block there, and hop to another queue before calling anything that may
-  /// (such as `URLSessionTask.cancel()` on Linux). If ``finishesImmediatelyWhenCancelled`` is false,
-  /// call `finish` once the work has stopped.
+  /// On ``cancel()`` (and so on `cancelAllOperations()`), it runs on the cancelling thread: do
+  /// not block there, and hop to another queue before calling anything that may (such as
+  /// `URLSessionTask.cancel()` on Linux). When the last caller leaves (its task was cancelled,
+  /// its deadline passed), on a timeout, and when a linger runs out, it runs on a serial queue
+  /// of its own, so a hook that blocks delays no caller and no timer of the manager's clock.
+  /// If ``finishesImmediatelyWhenCancelled`` is false, call `finish` once the work has stopped.
   open func operationWasCancelled() {}
 
   // MARK: Finishing
@@ -549,6 +554,13 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     // Released before a dependency finished (cancelled while waiting for it, say): this
     // operation must not be where that dependency looks when it finishes.
     if gainedDependency.load(ordering: .relaxed) { detachFromUnfinishedDependencies() }
+    // Nearly always none: two plain reads. A timer kept after them is taken out by `keep`,
+    // which then finds the operation released.
+    if timeoutEntry.load(ordering: .sequentiallyConsistent) != 0
+      || stallEntry.load(ordering: .sequentiallyConsistent) != 0
+    {
+      takeOutTimers(on: observer)
+    }
     observer?.operationDidFinish(self)
   }
 
@@ -606,8 +618,32 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   ) {
     let error = OperationTimeoutError(
       timeout: timeout, operationName: name ?? String(describing: type(of: self)))
-    (observer?.scheduler ?? .continuous).schedule(after: timeout) { [weak self] in
-      self?.transition { $0.timeOut(error) }
+    let scheduler = observer?.scheduler ?? .continuous
+    let entry = scheduler.schedule(after: timeout) { [weak self] in
+      guard let self else { return }
+      let (action, observer) = decide { $0.timeOut(error) }
+      guard case .deliver(let delivery, _) = consume action else { return }
+      deliver(delivery, observer: observer, hookOnOwnQueue: true)
+    }
+    keep(entry, in: timeoutEntry, on: scheduler)
+  }
+
+  /// Keeps a timer's `entry` for the release to take out, or takes it out now if the operation
+  /// was released meanwhile (that release may have looked before the entry was kept).
+  private func keep(_ entry: UInt64, in slot: borrowing Atomic<UInt64>, on scheduler: Scheduler) {
+    slot.store(entry, ordering: .sequentiallyConsistent)
+    guard state.withLock({ $0.isFinished }) else { return }
+    if slot.exchange(0, ordering: .sequentiallyConsistent) == entry { scheduler.cancel(entry) }
+  }
+
+  /// Takes the timeout and stall report of a released operation out of the scheduler.
+  private func takeOutTimers(on observer: (any OperationLifecycleObserver)?) {
+    let scheduler = observer?.scheduler ?? .continuous
+    for entry in [
+      timeoutEntry.exchange(0, ordering: .sequentiallyConsistent),
+      stallEntry.exchange(0, ordering: .sequentiallyConsistent),
+    ] where entry != 0 {
+      scheduler.cancel(entry)
     }
   }
 
@@ -633,20 +669,21 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       $0.lingerEnded(token, releaseIfExecuting: releaseIfExecuting)
     }
     guard case .deliver(let delivery, _) = consume action else { return }
-    deliver(delivery, observer: observer)
+    deliver(delivery, observer: observer, hookOnOwnQueue: true)
     super.cancel()
   }
 
   private func scheduleStallCheck(
     after threshold: Duration, on observer: any OperationLifecycleObserver
   ) {
-    observer.scheduler.schedule(after: threshold) { [weak self] in
+    let entry = observer.scheduler.schedule(after: threshold) { [weak self] in
       guard let self else { return }
       let wakes = state.withLock { state in
         publishEvents(of: state.stalled(after: threshold), in: &state)
       }
       wakes.run()
     }
+    keep(entry, in: stallEntry, on: observer.scheduler)
   }
 }
 

@@ -19,7 +19,8 @@ struct TimerHeap {
   private var heap: [Entry] = []
   /// Each pending entry's place in `heap`.
   private var places: [UInt64: Int] = [:]
-  private var nextID: UInt64 = 0
+  /// From 1: an entry's holder may keep 0 for "none".
+  private var nextID: UInt64 = 1
 
   /// The earliest due instant, or nil when nothing is pending.
   var earliest: ClockInstant? { heap.first?.due }

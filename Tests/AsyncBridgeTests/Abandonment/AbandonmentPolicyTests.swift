@@ -193,6 +193,7 @@ import Testing
     #expect(!work.isCancelled, "cancelled before its linger ran out")
     await clock.advance(by: .milliseconds(1))
     #expect(work.isCancelled)
+    #expect(await work.cancelHookCalled.wait(), "the hook runs on a queue of its own, once")
     #expect(work.cancelHookCallCount == 1)
     #expect(manager.inFlightOperation(for: try #require(work.coalescingKey)) == nil)
     await invariants.expectValid(manager)
