@@ -8,18 +8,25 @@ extension ConcurrentOperation {
   /// caller still waits for it. A `timeout` works the same way, with `OperationTimeoutError`
   /// (scope `.caller`). If the operation has already finished, returns at once.
   ///
-  /// - Parameter timeout: This caller's deadline, counted from the call; nil for none.
+  /// - Parameters:
+  ///   - timeout: This caller's deadline, counted from the call; nil for none.
+  ///   - whenAbandoned: What happens to the operation once every caller has left: `.cancel`
+  ///     (the default), `.finish` or `.linger(_:)` (`AbandonmentPolicy`).
   /// - Returns: The operation's value.
   /// - Throws: The operation's failure, `CancellationError` or `OperationTimeoutError`.
   @_disfavoredOverload
-  public func value(timeout: Duration? = nil) async throws -> Value {
-    try await outcome(timeout: timeout).value(as: Value.self)
+  public func value(
+    timeout: Duration? = nil, whenAbandoned: AbandonmentPolicy = .cancel
+  ) async throws -> Value {
+    try await outcome(timeout: timeout, whenAbandoned: whenAbandoned).value(as: Value.self)
   }
 
   @inline(__always)
-  fileprivate func outcome(timeout: Duration?) async -> ErasedOutcome {
+  fileprivate func outcome(
+    timeout: Duration?, whenAbandoned policy: AbandonmentPolicy
+  ) async -> ErasedOutcome {
     await SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
-      addWaiter(waiter).map { (self, $0) }
+      addWaiter(waiter, whenAbandoned: policy).map { (self, $0) }
     }.outcome()
   }
 }
@@ -27,13 +34,19 @@ extension ConcurrentOperation {
 extension ConcurrentOperation where Failure: OperationFailure {
   /// Waits for the outcome of an operation that is already enqueued, with typed failures.
   ///
-  /// Cancellation and the deadline behave as in the untyped `value(timeout:)`, but arrive as
+  /// Cancellation, the deadline and `whenAbandoned` behave as in the untyped
+  /// `value(timeout:whenAbandoned:)`, but cancellation and the deadline arrive as
   /// `Failure(cancellation:)` and `Failure(timeout:)`.
   ///
-  /// - Parameter timeout: This caller's deadline, counted from the call; nil for none.
+  /// - Parameters:
+  ///   - timeout: This caller's deadline, counted from the call; nil for none.
+  ///   - whenAbandoned: What happens to the operation once every caller has left.
   /// - Returns: The operation's value.
   /// - Throws: The operation's typed failure.
-  public func value(timeout: Duration? = nil) async throws(Failure) -> Value {
-    try await outcome(timeout: timeout).value(as: Value.self, failure: Failure.self)
+  public func value(
+    timeout: Duration? = nil, whenAbandoned: AbandonmentPolicy = .cancel
+  ) async throws(Failure) -> Value {
+    try await outcome(timeout: timeout, whenAbandoned: whenAbandoned)
+      .value(as: Value.self, failure: Failure.self)
   }
 }

@@ -52,6 +52,29 @@ import Testing
     #expect(log.events(.finished(.success), of: work).first?.waiterCount == 0)
   }
 
+  @Test func aValueCallersPolicyCountsAsAnyCallers() async throws {
+    let manager = OperationQueueManager(name: "abandon.value")
+    let kept = ManualOperation(key: 40)
+    let cancelled = ManualOperation(key: 41)
+    let callers = [
+      Task { try await manager.perform(kept) },
+      Task { try await kept.value(whenAbandoned: .finish) },
+      Task { try await manager.perform(cancelled) },
+      Task { try await cancelled.value() },
+    ]
+    try await manager.waitUntilCallers(2, of: ManualOperation.self, key: 40)
+    try await manager.waitUntilCallers(2, of: ManualOperation.self, key: 41)
+    for caller in callers {
+      caller.cancel()
+      await expectCancellation(of: caller, within: .testTimeout)
+    }
+    #expect(!kept.isCancelled, "the work was cancelled although a value caller asked to finish it")
+    #expect(cancelled.isCancelled)
+    kept.release(7)
+    #expect(await becomesIdle(manager, within: .testTimeout))
+    #expect(kept.result.flatMap { try? $0.get() } == 7)
+  }
+
   @Test func aCallerObservingProgressKeepsWorkItAskedToFinish() async throws {
     let manager = OperationQueueManager(name: "abandon.finish.progress")
     let work = ManualOperation(key: 18)
