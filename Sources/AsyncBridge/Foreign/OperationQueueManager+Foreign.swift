@@ -56,6 +56,10 @@ extension OperationQueueManager {
   /// - Parameters:
   ///   - coalescingKey: Joins work in flight built under an equal key for the same `Value`;
   ///     `makeOperation` then never runs. Nil: work of its own.
+  ///   - priority: The queue priority this caller asks for (nil: the task's); at least the one
+  ///     the operation sets itself.
+  ///   - timeout: This caller's deadline, counted from the call; nil for none.
+  ///   - whenAbandoned: What happens to the work once every caller has left.
   ///   - makeOperation: Builds the operation around `complete`; called at most once, before the
   ///     call suspends (never by a task already cancelled).
   public func perform<Value: Sendable>(

@@ -58,8 +58,10 @@ extension OperationQueueManager {
   ///   - coalescingKey: Joins work in flight built under an equal key for the same `Value`;
   ///     `makeOperation` then never runs. Nil: work of its own.
   ///   - priority: The queue priority; nil keeps the one the operation sets itself.
+  ///   - callbackQueue: Where to call `completion`, as for the plain `enqueue`.
   ///   - makeOperation: Builds the operation around `complete`; called at most once, before
   ///     this returns.
+  ///   - completion: Called exactly once.
   public func enqueue<Value: Sendable>(
     coalescingKey: (any Hashable & Sendable)? = nil, priority: Operation.QueuePriority? = nil,
     callbackQueue: CallbackQueue? = nil,
