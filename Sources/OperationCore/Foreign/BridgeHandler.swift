@@ -13,9 +13,12 @@ final class BridgeHandler<Value: Sendable>: Sendable {
   var complete: @Sendable (Result<Value, any Error>) -> Void {
     { [self] result in
       let outcome = ErasedOutcome.delivered(result)
+      // Called, the handler lets its adapter go: an operation that keeps its handler (and is
+      // kept by its adapter until it finishes) then forms no cycle with it.
       let adapter = state.withLock { state -> Adapter? in
         guard state.outcome == nil else { return nil }
         state.outcome = outcome
+        defer { state.adapter = nil }
         return state.adapter
       }
       adapter?.settle(erased: outcome)
@@ -24,8 +27,8 @@ final class BridgeHandler<Value: Sendable>: Sendable {
 
   /// The adapter doing the work is known: settled at once if the handler was called already.
   func attach(to adapter: Adapter) {
-    let early = state.withLock { state in
-      state.adapter = adapter
+    let early = state.withLock { state -> ErasedOutcome? in
+      if state.outcome == nil { state.adapter = adapter }
       return state.outcome
     }
     if let early { adapter.settle(erased: early) }
