@@ -33,7 +33,7 @@ import Synchronization
 /// operation becomes ready at once and is released without running ``main()``.
 open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unchecked Sendable {
   // State lives in `state`, guarded by its lock.
-  private let state = Locked(OperationStateMachine())
+  let state = Locked(OperationStateMachine())
   /// Whether a dependency was ever added: only then is there any to detach at the finish.
   private let gainedDependency = Atomic(false)
   /// Whether the operation passes a raised priority on to its work while it runs (an
@@ -48,11 +48,11 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// The scheduler entries of the running operation's timeout and stall report (0: none),
   /// taken out when it is released: work that ends long before them leaves nothing in its
   /// manager's scheduler.
-  private let timeoutEntry = Atomic<UInt64>(0)
-  private let stallEntry = Atomic<UInt64>(0)
+  let timeoutEntry = Atomic<UInt64>(0)
+  let stallEntry = Atomic<UInt64>(0)
   /// The newest priority change claimed for `queuePriority` (``apply(_:)``): its version above
   /// the low byte, its priority's raw value in the low byte.
-  private let newestPriorityChange = Atomic<UInt64>(0)
+  let newestPriorityChange = Atomic<UInt64>(0)
   /// The operation's progress, made on the first report or the first observer and kept (one
   /// retain, given back in `deinit`) until the operation goes: an operation that has neither
   /// pays one nil check when it settles. An `Atomic` of a concrete type, whose operations are
@@ -378,12 +378,6 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// ``ChainedOperation`` enqueues an upstream nobody enqueued.
   package func willEnqueue(on manager: OperationQueueManager) {}
 
-  /// Sets the queue priority of an operation being claimed, before any joiner can see it:
-  /// nothing can race with it, so it takes no lock, and an unchanged priority costs nothing.
-  final func setInitialPriority(_ priority: Operation.QueuePriority) {
-    if queuePriority != priority { queuePriority = priority }
-  }
-
   /// The quality of service, as `Operation`'s. Setting one also sets the queue priority the
   /// operation has (even an unchanged one): on a width-1 queue, swift-corelibs-foundation
   /// cannot move an operation with a quality of service and no priority of its own when its
@@ -391,58 +385,6 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// with its callers.
   open override var qualityOfService: QualityOfService {
     didSet { queuePriority = queuePriority }
-  }
-
-  /// Raises the operation's queue priority to at least `priority`, for as long as it is open:
-  /// a request that never leaves asks for it.
-  package final func raisePriority(to priority: Operation.QueuePriority) {
-    let change = state.withLock { state in
-      state.keep(PriorityLevel(priority))
-      return state.reprioritize()
-    }
-    apply(change)
-  }
-
-  /// The caller of waiter `id` was escalated (a task awaiting it has a higher priority now): the
-  /// work is raised to `priority` if that is higher than every other caller's.
-  @usableFromInline
-  package final func escalateWaiter(_ id: OperationWaiter.ID, to priority: Operation.QueuePriority)
-  {
-    let change = state.withLock { state in
-      state.escalateWaiter(id, to: PriorityLevel(priority)) ? state.reprioritize() : nil
-    }
-    apply(change)
-  }
-
-  /// Sets the queue priority a change decided, outside the operation's lock, unless a change
-  /// decided later got here first; then tells the work (``priorityDidChange(to:whileExecuting:)``).
-  ///
-  /// Changes decided in one order under the operation's lock may get here in another. The
-  /// newest claims ``newestPriorityChange``; an older one gives up. No lock is held while
-  /// Foundation's setter runs (on Apple platforms it sends key-value notifications, whose
-  /// observers may change priorities themselves): after each write the claim is read again, and
-  /// a change claimed meanwhile is written in turn, so the last write is always the newest's.
-  final func apply(_ change: OperationStateMachine.PriorityChange?) {
-    guard let change else { return }
-    let claim =
-      UInt64(change.version) << 8 | UInt64(UInt8(bitPattern: Int8(change.priority.rawValue)))
-    var newest = newestPriorityChange.load(ordering: .acquiring)
-    while newest >> 8 < UInt64(change.version) {
-      let (exchanged, found) = newestPriorityChange.compareExchange(
-        expected: newest, desired: claim, ordering: .acquiringAndReleasing)
-      newest = exchanged ? claim : found
-    }
-    guard newest == claim else { return }
-    while true {
-      let priority =
-        Operation.QueuePriority(rawValue: Int(Int8(bitPattern: UInt8(truncatingIfNeeded: newest))))
-        ?? .normal
-      if queuePriority != priority { queuePriority = priority }
-      let now = newestPriorityChange.load(ordering: .acquiring)
-      if now == newest { break }
-      newest = now
-    }
-    priorityDidChange(to: change.priority, whileExecuting: change.whileExecuting)
   }
 
   /// Called, outside any lock, when the operation's queue priority changed because its
@@ -487,7 +429,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// The first half of a transition: under the lock, the input's action, with its events
   /// published. Returns the action and the observer to carry it out with.
-  private func decide(
+  func decide(
     _ input: (inout OperationStateMachine) -> OperationStateMachine.Action
   ) -> (OperationStateMachine.Action, (any OperationLifecycleObserver)?) {
     let (action, observer, wakes) = state.withLock { state in
@@ -507,7 +449,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// `hookOnOwnQueue`: ``operationWasCancelled()`` runs on a serial queue of its own instead of
   /// this thread, so that a hook that blocks delays no caller and no thread of the pool that
   /// tasks share.
-  private func deliver(
+  func deliver(
     _ delivery: OperationStateMachine.Delivery, observer: (any OperationLifecycleObserver)?,
     hookOnOwnQueue: Bool = false
   ) {
@@ -564,43 +506,6 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     observer?.operationDidFinish(self)
   }
 
-  /// Publishes the events `action` carries, in order. Called under the lock.
-  private func publishEvents(
-    of action: OperationStateMachine.Action, in state: inout OperationStateMachine
-  ) -> EventWakes {
-    switch action {
-    case .publish(let event), .registered(_, _, let event?), .run(_, let event?),
-      .deliver(_, let event?), .left(_, _, let event?, _):
-      return publish(event, in: &state)
-    case .announce(let enqueued, let later):
-      var wakes = publish(enqueued, in: &state)
-      for event in later { wakes.add(publish(event, in: &state)) }
-      return wakes
-    case .none, .registered, .refused, .resumeAtOnce, .run, .deliver, .left, .release:
-      return EventWakes()
-    }
-  }
-
-  /// Hands `event` to the operation's audience. Called under the lock: that keeps this
-  /// operation's events in the order they were decided. Subscribers only buffer the event; the
-  /// wakes they ask for are returned, to run once the lock is released.
-  private func publish(
-    _ event: OperationStateMachine.LifecycleEvent, in state: inout OperationStateMachine
-  ) -> EventWakes {
-    // Read in place (a copy of the audience would retain it); the terminal event takes it out.
-    if event.isTerminal {
-      return state.takeEventAudience()?.publish(operationEvent(event)) ?? EventWakes()
-    }
-    return state.eventAudience?.publish(operationEvent(event)) ?? EventWakes()
-  }
-
-  /// The public event for `event`.
-  private func operationEvent(_ event: OperationStateMachine.LifecycleEvent) -> OperationEvent {
-    OperationEvent(
-      kind: event.operationEventKind, operation: self, key: coalescingKey,
-      waiterCount: event.waiterCount, duration: event.duration)
-  }
-
   /// The scheduler of the manager that claimed the operation (the continuous clock's when none
   /// did): its timeout, its stall report and its retry waits run on that manager's clock.
   package final var scheduler: Scheduler {
@@ -613,78 +518,6 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     state.withLock { $0.waiterCount }
   }
 
-  private func scheduleTimeout(
-    after timeout: Duration, on observer: (any OperationLifecycleObserver)?
-  ) {
-    let error = OperationTimeoutError(
-      timeout: timeout, operationName: name ?? String(describing: type(of: self)))
-    let scheduler = observer?.scheduler ?? .continuous
-    let entry = scheduler.schedule(after: timeout) { [weak self] in
-      guard let self else { return }
-      let (action, observer) = decide { $0.timeOut(error) }
-      guard case .deliver(let delivery, _) = consume action else { return }
-      deliver(delivery, observer: observer, hookOnOwnQueue: true)
-    }
-    keep(entry, in: timeoutEntry, on: scheduler)
-  }
-
-  /// Keeps a timer's `entry` for the release to take out, or takes it out now if the operation
-  /// was released meanwhile (that release may have looked before the entry was kept).
-  private func keep(_ entry: UInt64, in slot: borrowing Atomic<UInt64>, on scheduler: Scheduler) {
-    slot.store(entry, ordering: .sequentiallyConsistent)
-    guard state.withLock({ $0.isFinished }) else { return }
-    if slot.exchange(0, ordering: .sequentiallyConsistent) == entry { scheduler.cancel(entry) }
-  }
-
-  /// Takes the timeout and stall report of a released operation out of the scheduler.
-  private func takeOutTimers(on observer: (any OperationLifecycleObserver)?) {
-    let scheduler = observer?.scheduler ?? .continuous
-    for entry in [
-      timeoutEntry.exchange(0, ordering: .sequentiallyConsistent),
-      stallEntry.exchange(0, ordering: .sequentiallyConsistent),
-    ] where entry != 0 {
-      scheduler.cancel(entry)
-    }
-  }
-
-  /// Arms the end of a linger on the manager's clock: the work is cancelled then, unless a
-  /// caller came meanwhile. The entry is recorded for that caller to disarm; one a caller beat
-  /// (the linger's token tells) is taken out at once. The timer holds the operation weakly:
-  /// work that settled and went meanwhile has nothing left to cancel.
-  private func scheduleLingerEnd(
-    _ linger: OperationStateMachine.Linger, on observer: (any OperationLifecycleObserver)?
-  ) {
-    let token = linger.token
-    let scheduler = observer?.scheduler ?? .continuous
-    let entry = scheduler.schedule(after: linger.duration) { [weak self] in
-      self?.lingerEnded(token)
-    }
-    if !state.withLock({ $0.lingerArmed(entry, token: token) }) { scheduler.cancel(entry) }
-  }
-
-  /// A linger ran out: cancels the work if nobody came since it began.
-  private func lingerEnded(_ token: OperationWaiter.ID) {
-    let releaseIfExecuting = finishesImmediatelyWhenCancelled
-    let (action, observer) = decide {
-      $0.lingerEnded(token, releaseIfExecuting: releaseIfExecuting)
-    }
-    guard case .deliver(let delivery, _) = consume action else { return }
-    deliver(delivery, observer: observer, hookOnOwnQueue: true)
-    super.cancel()
-  }
-
-  private func scheduleStallCheck(
-    after threshold: Duration, on observer: any OperationLifecycleObserver
-  ) {
-    let entry = observer.scheduler.schedule(after: threshold) { [weak self] in
-      guard let self else { return }
-      let wakes = state.withLock { state in
-        publishEvents(of: state.stalled(after: threshold), in: &state)
-      }
-      wakes.run()
-    }
-    keep(entry, in: stallEntry, on: observer.scheduler)
-  }
 }
 
 extension ConcurrentOperation where Failure: OperationFailure {

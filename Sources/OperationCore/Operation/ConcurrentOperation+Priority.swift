@@ -1,0 +1,64 @@
+import Foundation
+import Synchronization
+
+// The operation's queue priority, which follows its callers: decided under its lock, set outside
+// it, newest change last.
+extension ConcurrentOperation {
+  /// Sets the queue priority of an operation being claimed, before any joiner can see it:
+  /// nothing can race with it, so it takes no lock, and an unchanged priority costs nothing.
+  final func setInitialPriority(_ priority: Operation.QueuePriority) {
+    if queuePriority != priority { queuePriority = priority }
+  }
+
+  /// Raises the operation's queue priority to at least `priority`, for as long as it is open:
+  /// a request that never leaves asks for it.
+  package final func raisePriority(to priority: Operation.QueuePriority) {
+    let change = state.withLock { state in
+      state.keep(PriorityLevel(priority))
+      return state.reprioritize()
+    }
+    apply(change)
+  }
+
+  /// The caller of waiter `id` was escalated (a task awaiting it has a higher priority now): the
+  /// work is raised to `priority` if that is higher than every other caller's.
+  @usableFromInline
+  package final func escalateWaiter(_ id: OperationWaiter.ID, to priority: Operation.QueuePriority)
+  {
+    let change = state.withLock { state in
+      state.escalateWaiter(id, to: PriorityLevel(priority)) ? state.reprioritize() : nil
+    }
+    apply(change)
+  }
+
+  /// Sets the queue priority a change decided, outside the operation's lock, unless a change
+  /// decided later got here first; then tells the work (``priorityDidChange(to:whileExecuting:)``).
+  ///
+  /// Changes decided in one order under the operation's lock may get here in another. The
+  /// newest claims ``newestPriorityChange``; an older one gives up. No lock is held while
+  /// Foundation's setter runs (on Apple platforms it sends key-value notifications, whose
+  /// observers may change priorities themselves): after each write the claim is read again, and
+  /// a change claimed meanwhile is written in turn, so the last write is always the newest's.
+  final func apply(_ change: OperationStateMachine.PriorityChange?) {
+    guard let change else { return }
+    let claim =
+      UInt64(change.version) << 8 | UInt64(UInt8(bitPattern: Int8(change.priority.rawValue)))
+    var newest = newestPriorityChange.load(ordering: .acquiring)
+    while newest >> 8 < UInt64(change.version) {
+      let (exchanged, found) = newestPriorityChange.compareExchange(
+        expected: newest, desired: claim, ordering: .acquiringAndReleasing)
+      newest = exchanged ? claim : found
+    }
+    guard newest == claim else { return }
+    while true {
+      let priority =
+        Operation.QueuePriority(rawValue: Int(Int8(bitPattern: UInt8(truncatingIfNeeded: newest))))
+        ?? .normal
+      if queuePriority != priority { queuePriority = priority }
+      let now = newestPriorityChange.load(ordering: .acquiring)
+      if now == newest { break }
+      newest = now
+    }
+    priorityDidChange(to: change.priority, whileExecuting: change.whileExecuting)
+  }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Synchronization
+
+// The operation's timers on its manager's clock: its timeout, its stall report and the end of a
+// linger. Each is an entry of the manager's scheduler; the timeout and the stall report are kept
+// for the release to take out.
+extension ConcurrentOperation {
+  func scheduleTimeout(
+    after timeout: Duration, on observer: (any OperationLifecycleObserver)?
+  ) {
+    let error = OperationTimeoutError(
+      timeout: timeout, operationName: name ?? String(describing: type(of: self)))
+    let scheduler = observer?.scheduler ?? .continuous
+    let entry = scheduler.schedule(after: timeout) { [weak self] in
+      guard let self else { return }
+      let (action, observer) = decide { $0.timeOut(error) }
+      guard case .deliver(let delivery, _) = consume action else { return }
+      deliver(delivery, observer: observer, hookOnOwnQueue: true)
+    }
+    keep(entry, in: timeoutEntry, on: scheduler)
+  }
+
+  /// Keeps a timer's `entry` for the release to take out, or takes it out now if the operation
+  /// was released meanwhile (that release may have looked before the entry was kept).
+  func keep(_ entry: UInt64, in slot: borrowing Atomic<UInt64>, on scheduler: Scheduler) {
+    slot.store(entry, ordering: .sequentiallyConsistent)
+    guard state.withLock({ $0.isFinished }) else { return }
+    if slot.exchange(0, ordering: .sequentiallyConsistent) == entry { scheduler.cancel(entry) }
+  }
+
+  /// Takes the timeout and stall report of a released operation out of the scheduler.
+  func takeOutTimers(on observer: (any OperationLifecycleObserver)?) {
+    let scheduler = observer?.scheduler ?? .continuous
+    for entry in [
+      timeoutEntry.exchange(0, ordering: .sequentiallyConsistent),
+      stallEntry.exchange(0, ordering: .sequentiallyConsistent),
+    ] where entry != 0 {
+      scheduler.cancel(entry)
+    }
+  }
+
+  /// Arms the end of a linger on the manager's clock: the work is cancelled then, unless a
+  /// caller came meanwhile. The entry is recorded for that caller to disarm; one a caller beat
+  /// (the linger's token tells) is taken out at once. The timer holds the operation weakly:
+  /// work that settled and went meanwhile has nothing left to cancel.
+  func scheduleLingerEnd(
+    _ linger: OperationStateMachine.Linger, on observer: (any OperationLifecycleObserver)?
+  ) {
+    let token = linger.token
+    let scheduler = observer?.scheduler ?? .continuous
+    let entry = scheduler.schedule(after: linger.duration) { [weak self] in
+      self?.lingerEnded(token)
+    }
+    if !state.withLock({ $0.lingerArmed(entry, token: token) }) { scheduler.cancel(entry) }
+  }
+
+  /// A linger ran out: cancels the work if nobody came since it began.
+  func lingerEnded(_ token: OperationWaiter.ID) {
+    let releaseIfExecuting = finishesImmediatelyWhenCancelled
+    let (action, observer) = decide {
+      $0.lingerEnded(token, releaseIfExecuting: releaseIfExecuting)
+    }
+    guard case .deliver(let delivery, _) = consume action else { return }
+    deliver(delivery, observer: observer, hookOnOwnQueue: true)
+    super.cancel()
+  }
+
+  func scheduleStallCheck(
+    after threshold: Duration, on observer: any OperationLifecycleObserver
+  ) {
+    let entry = observer.scheduler.schedule(after: threshold) { [weak self] in
+      guard let self else { return }
+      let wakes = state.withLock { state in
+        publishEvents(of: state.stalled(after: threshold), in: &state)
+      }
+      wakes.run()
+    }
+    keep(entry, in: stallEntry, on: observer.scheduler)
+  }
+}
