@@ -32,16 +32,7 @@ import Testing
       }
     }
     #expect(await eventually { service.requestCount == Self.operationCount })
-    // Each from a task of its own: a cancellation handler runs on the cancelling thread.
-    let cancelled = Recorder<ContinuousClock.Instant>()
-    let waits = tasks.map { task in
-      Task {
-        cancelled.record(.now)
-        task.cancel()
-        return await error(of: task) is CancellationError
-      }
-    }
-    for wait in waits { #expect(await value(of: wait) == true) }
+    let cancelled = await Self.cancelEach(tasks)
     // Deterministic: every caller is back while no legacy `cancel()` has returned.
     #expect(!gate.isOpen)
     // Every `cancel()` runs at once, each on a thread of its own, though all of them block.
@@ -56,6 +47,23 @@ import Testing
     )
     gate.open()
     #expect(await becomesIdle(manager))
+  }
+
+  /// Cancels each task from a task of its own (a cancellation handler runs on the cancelling
+  /// thread) and expects each to end with `CancellationError`; returns when each cancel began.
+  static func cancelEach<Success: Sendable>(
+    _ tasks: [Task<Success, any Error>], sourceLocation: SourceLocation = #_sourceLocation
+  ) async -> Recorder<ContinuousClock.Instant> {
+    let cancelled = Recorder<ContinuousClock.Instant>()
+    let waits = tasks.map { task in
+      Task {
+        cancelled.record(.now)
+        task.cancel()
+        return await error(of: task) is CancellationError
+      }
+    }
+    for wait in waits { #expect(await value(of: wait) == true, sourceLocation: sourceLocation) }
+    return cancelled
   }
 
   /// From the first cancel to the last caller's resumption.
@@ -82,16 +90,7 @@ import Testing
       }
     }
     for operation in operations { #expect(await operation.started.wait()) }
-    // Each from a task of its own: a cancellation handler runs on the cancelling thread.
-    let cancelled = Recorder<ContinuousClock.Instant>()
-    let waits = tasks.map { task in
-      Task {
-        cancelled.record(.now)
-        task.cancel()
-        return await error(of: task) is CancellationError
-      }
-    }
-    for wait in waits { #expect(await value(of: wait) == true) }
+    let cancelled = await Self.cancelEach(tasks)
     #expect(!gate.isOpen)
     #expect(await eventually { entered.value == Self.operationCount })
     print(
