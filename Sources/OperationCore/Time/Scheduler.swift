@@ -10,8 +10,9 @@ import LockedValue
 /// and run after it is released, in due order (ties in the order they were added), on the
 /// thread that woke the scheduler.
 ///
-/// The lock is a leaf: nothing is called out under it but the driver's
-/// ``SchedulerDriver/wake(_:at:)``, which calls nothing out either.
+/// Any lock may be held while this one is taken. Nothing is called out under it but the
+/// driver's ``SchedulerDriver/wake(_:at:)``, which calls nothing out either and takes at most a
+/// test clock's lock (the lock order is written on `Locked`).
 @usableFromInline
 package final class Scheduler: @unchecked Sendable {
   // State lives in `state`, guarded by its lock; `driver` is immutable.
