@@ -22,13 +22,12 @@ final class StressLedger: Sendable {
     var values: [ObjectIdentifier: Int] = [:]
     /// Every operation an enqueue returned: the ones that went into the queue.
     var admitted: [ObjectIdentifier: ManualOperation] = [:]
-    /// Every operation handed to `enqueue`, at least once.
-    var enqueued: Set<ObjectIdentifier> = []
-    /// The work each operation joined the first time it was enqueued, and follows: it settles
-    /// with that work's outcome unless it was finished (or cancelled) first. (Enqueued again,
-    /// an operation its manager had claimed finishes through its queue, and one that followed
-    /// has its outcome already.)
-    var followed: [ObjectIdentifier: ObjectIdentifier] = [:]
+    /// The work each operation joined, on any of its enqueues, and follows: unless it was
+    /// finished (or cancelled) first, or claimed by another enqueue, it settles with the outcome
+    /// of whichever of them settles first. (Two threads may enqueue one instance at once, and
+    /// one may join work the other's enqueue did not, so every join counts, whatever order
+    /// the threads record them in.)
+    var followed: [ObjectIdentifier: Set<ObjectIdentifier>] = [:]
     /// Per waiter: how many times its completion ran, the value it received, and the
     /// operation it waits on.
     var deliveries: [Int] = []
@@ -96,9 +95,8 @@ final class StressLedger: Sendable {
     guard let admitted = admitted as? ManualOperation else { return }
     state.withLock { state in
       state.admitted[ObjectIdentifier(admitted)] = admitted
-      let first = state.enqueued.insert(ObjectIdentifier(operation)).inserted
-      if first, admitted !== operation {
-        state.followed[ObjectIdentifier(operation)] = ObjectIdentifier(admitted)
+      if admitted !== operation {
+        state.followed[ObjectIdentifier(operation), default: []].insert(ObjectIdentifier(admitted))
       }
     }
   }
@@ -116,14 +114,15 @@ final class StressLedger: Sendable {
   var totalDeliveries: Int { state.withLock { $0.deliveries.reduce(0, +) } }
 
   /// Waiters that received a value other than their operation's (or, for a dropped operation,
-  /// the value of the work it followed).
+  /// the value of work it followed).
   var wrongValues: [String] {
     state.withLock { state in
       state.receivedValues.indices.compactMap { waiter in
         guard let received = state.receivedValues[waiter] else { return nil }
         let operation = state.waitedOn[waiter]
-        let expected = [operation, operation.flatMap { state.followed[$0] }]
-          .compactMap { $0.flatMap { state.values[$0] } }
+        let followed = operation.flatMap { state.followed[$0] } ?? []
+        let expected = ([operation].compactMap { $0 } + followed.sorted())
+          .compactMap { state.values[$0] }
         guard !expected.contains(received) else { return nil }
         return "waiter \(waiter) got \(received), expected one of \(expected)"
       }
