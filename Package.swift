@@ -40,7 +40,10 @@ let package = Package(
     .executableTarget(name: "instruction-counts", dependencies: ["Benchmarks"]),
     .target(
       name: "TestSupport",
-      dependencies: ["OperationCore", "OperationNetworking", "AsyncBridge", "LockedValue"],
+      dependencies: [
+        "OperationCore", "OperationNetworking", "AsyncBridge", "OperationBridgeTesting",
+        "LockedValue",
+      ],
       path: "Tests/TestSupport"),
     .testTarget(
       name: "OperationCoreTests",

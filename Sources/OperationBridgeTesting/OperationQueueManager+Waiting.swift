@@ -3,7 +3,7 @@ import Foundation
 import OperationCore
 
 extension OperationQueueManager {
-  /// Waits, at most `bound` of real time, until at least `count` callers wait for the work in
+  /// Waits, at most `bound` (see ``WaitExpired``), until at least `count` callers wait for the work in
   /// flight under `key`: the requests a test started have been admitted (each joined, or the
   /// first claimed the operation) before it goes on, say to advance a ``TestClock`` or to let a
   /// stubbed server answer.
@@ -20,7 +20,7 @@ extension OperationQueueManager {
   /// - Parameters:
   ///   - count: How many callers must wait.
   ///   - key: The work's coalescing key.
-  ///   - bound: The longest real time to wait; 30 seconds by default.
+  ///   - bound: The longest time to wait; 30 seconds by default.
   /// - Throws: ``WaitExpired`` when fewer callers waited by then; `CancellationError` when the
   ///   calling task is cancelled.
   public func waitUntilCallers(
@@ -40,7 +40,7 @@ extension OperationQueueManager {
   ///   - count: How many callers must wait.
   ///   - type: The operation's class, as passed to its `init(coalescingKey:)`.
   ///   - key: The caller-supplied part of its key.
-  ///   - bound: The longest real time to wait; 30 seconds by default.
+  ///   - bound: The longest time to wait; 30 seconds by default.
   /// - Throws: ``WaitExpired``, or `CancellationError`.
   public func waitUntilCallers<Value, Failure, Work: ConcurrentOperation<Value, Failure>>(
     _ count: Int, of type: Work.Type, key: some Hashable & Sendable,
@@ -49,13 +49,13 @@ extension OperationQueueManager {
     try await waitUntilCallers(count, forKey: CoalescingKey(for: type, base: key), within: bound)
   }
 
-  /// Waits, at most `bound` of real time, until the manager is idle: every operation enqueued
+  /// Waits, at most `bound` (see ``WaitExpired``), until the manager is idle: every operation enqueued
   /// through it has finished and every completion handler given to it has returned.
   ///
   /// Woken by the manager when its last operation finishes (`waitUntilIdle()`), not by
   /// polling; the bound only turns a hang into a failure.
   ///
-  /// - Parameter bound: The longest real time to wait; 30 seconds by default.
+  /// - Parameter bound: The longest time to wait; 30 seconds by default.
   /// - Throws: ``WaitExpired`` when the manager was still busy by then; `CancellationError`
   ///   when the calling task is cancelled.
   public func waitUntilIdle(within bound: Duration) async throws {
@@ -63,7 +63,7 @@ extension OperationQueueManager {
     try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask { try await self.waitUntilIdle() }
       group.addTask {
-        try await Task.sleep(for: bound)
+        try await sleep(spending: bound)
         throw WaitExpired(condition: "\(name) becoming idle", bound: bound)
       }
       defer { group.cancelAll() }

@@ -1,5 +1,5 @@
 extension TestClock {
-  /// Waits, at most `bound` of real time, until at least `count` timers are set on this clock
+  /// Waits, at most `bound` (see ``WaitExpired``), until at least `count` timers are set on this clock
   /// (``pendingTimers``): the test then knows that the work it started has armed them (a
   /// caller registered its deadline, an operation started and armed its timeout, a retry or a
   /// backoff began to wait) before it advances the clock past them.
@@ -15,7 +15,7 @@ extension TestClock {
   ///
   /// - Parameters:
   ///   - count: How many timers must be set.
-  ///   - bound: The longest real time to wait; 30 seconds by default.
+  ///   - bound: The longest time to wait; 30 seconds by default.
   /// - Throws: ``WaitExpired`` when fewer were set by then; `CancellationError` when the
   ///   calling task is cancelled.
   public func waitUntilTimers(_ count: Int, within bound: Duration = .seconds(30)) async throws {

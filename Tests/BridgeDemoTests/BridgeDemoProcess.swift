@@ -128,19 +128,18 @@ enum BridgeDemoProcess {
   }
 
   /// Everything read from `descriptor` until the end of the file (or, for a terminal, until
-  /// the process closed its side), read on a dispatch thread so no task thread blocks.
+  /// the process closed its side), read on a thread of its own so that neither a task thread
+  /// nor a thread of dispatch's pool blocks.
   private static func readToEnd(_ descriptor: Int32) async -> String {
-    await withCheckedContinuation { continuation in
-      DispatchQueue.global().async {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-          let count = read(descriptor, &buffer, buffer.count)
-          guard count > 0 else { break }
-          bytes += buffer[..<count]
-        }
-        continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
+    await onOwnThread {
+      var bytes: [UInt8] = []
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let count = read(descriptor, &buffer, buffer.count)
+        guard count > 0 else { break }
+        bytes += buffer[..<count]
       }
+      return String(decoding: bytes, as: UTF8.self)
     }
   }
 }

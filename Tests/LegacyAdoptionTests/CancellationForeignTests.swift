@@ -197,11 +197,11 @@ import Testing
     let first = OperationQueueManager()
     let second = OperationQueueManager()
     let firstEvents = EventLog(first)
-    let running = DispatchSemaphore(value: 0)
-    let finishing = DispatchSemaphore(value: 0)
+    let running = Gate()
+    let finishing = Gate()
     let legacy = DependencyHookOperation {
-      running.signal()
-      finishing.wait()
+      running.open()
+      _ = finishing.block()
     }
     let handled = Recorder<Result<Void, any Error>>()
     legacy.onNextDependenciesRead {
@@ -210,12 +210,12 @@ import Testing
     let leaving = Task { try await first.perform(legacy, coalescingKey: "first") }
     // Run by the one adapter, which the first manager claimed and started; the second request
     // joined it.
-    #expect(running.wait(timeout: .now() + 30) == .success)
+    #expect(await running.wait())
     #expect(await firstEvents.wait { $0.kind == .started })
     leaving.cancel()
     #expect(await error(of: leaving) is CancellationError)
     #expect(!legacy.isCancelled)
-    finishing.signal()
+    finishing.open()
     #expect(await handled.wait(forCount: 1))
     #expect((try? handled.values.first?.get()) != nil)
     #expect(!legacy.isCancelled)

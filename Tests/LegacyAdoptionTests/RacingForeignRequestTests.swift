@@ -35,22 +35,25 @@ import Testing
     let service = ManualQuestionService()
     let fetch = FetchTitlesOperation(site: "raced", service: service)
     let firstHeld = Gate()
-    let releaseFirst = DispatchSemaphore(value: 0)
+    let releaseFirst = Gate()
     let secondHeld = Gate()
-    let releaseSecond = DispatchSemaphore(value: 0)
+    let releaseSecond = Gate()
     // The first key's first comparison holds the first request before its claim; its next
     // one holds a request that admits the first request's adapter as its own.
     let firstKey = CollidingKey(
       "first",
       onFirstComparison: {
         firstHeld.open()
-        releaseFirst.wait()
+        _ = releaseFirst.block()
       },
       then: {
         secondHeld.open()
-        releaseSecond.wait()
+        _ = releaseSecond.block()
       })
-    let leaving = Task { try await first.perform(fetch, coalescingKey: firstKey) }
+    // The hooks block the admitting thread: the first request's task gets a thread of its own.
+    let leaving = Task(executorPreference: OwnThreadExecutor()) {
+      try await first.perform(fetch, coalescingKey: firstKey)
+    }
     #expect(await firstHeld.wait())
     let secondAdmitted = Gate()
     let handled = Recorder<Result<[String], any Error>>()
@@ -61,11 +64,11 @@ import Testing
     // The second request is admitted, or held inside an admission of its own.
     #expect(await eventually { secondAdmitted.isOpen || secondHeld.isOpen })
     // Admitted without being held: the first request passes its later comparisons freely.
-    if !secondHeld.isOpen { releaseSecond.signal() }
-    releaseFirst.signal()
+    if !secondHeld.isOpen { releaseSecond.open() }
+    releaseFirst.open()
     leaving.cancel()
     #expect(await error(of: leaving) is CancellationError)
-    if secondHeld.isOpen { releaseSecond.signal() }
+    if secondHeld.isOpen { releaseSecond.open() }
     #expect(await secondAdmitted.wait())
     first.isSuspended = false
     second.isSuspended = false

@@ -157,9 +157,12 @@ import Testing
     defer { closedPort.closeSocket() }
     let url = URL(string: "http://127.0.0.1:\(closedPort.port)/refused")!
     let manager = manager
+    // A session of its own: thousands of data tasks created, resumed and cancelled at once keep
+    // corelibs' session busy, which would hold up other tests sharing one.
+    let session = URLSession.makeNetworkingSession()
+    defer { session.finishTasksAndInvalidate() }
     @Sendable func makeOperation() -> NetworkingOperation<NetworkingPayload> {
-      NetworkingOperation(
-        request: URLRequest(url: url), session: NetworkingFixtures.session, coalescing: .never)
+      NetworkingOperation(request: URLRequest(url: url), session: session, coalescing: .never)
     }
 
     var failureTimes: [Duration] = []
@@ -179,46 +182,42 @@ import Testing
       var other: [String] = []
     }
     let tally = Locked(Tally(windowMicroseconds: failureMicroseconds))
+    // Four lanes that block on each round's outcome: threads of their own, not dispatch's.
     let raced: Void? = await completing(within: .seconds(120)) {
-      await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-        DispatchQueue.global().async {
-          DispatchQueue.concurrentPerform(iterations: 4) { _ in
-            while true {
-              let next = tally.withLock { tally -> (round: Int, window: Double)? in
-                let enough = tally.cancelled >= 20 && tally.refused >= 20
-                guard tally.nextRound < 4_000, tally.nextRound < 400 || !enough else { return nil }
-                defer { tally.nextRound += 1 }
-                return (tally.nextRound, tally.windowMicroseconds)
-              }
-              guard let (round, window) = next else { return }
-              let operation = makeOperation()
-              let delivered = DispatchSemaphore(value: 0)
-              manager.enqueue(operation) { result in
-                tally.withLock { tally in
-                  tally.deliveries[round, default: 0] += 1
-                  if case .failure(is CancellationError) = result {
-                    tally.cancelled += 1
-                    tally.windowMicroseconds = min(tally.windowMicroseconds * 1.1, 100_000)
-                  } else if case .transport(let error) = result.networkingError,
-                    error.code == .cannotConnectToHost
-                  {
-                    tally.refused += 1
-                    tally.windowMicroseconds = max(tally.windowMicroseconds * 0.9, 1)
-                  } else {
-                    tally.other.append("\(result)")
-                  }
-                }
-                delivered.signal()
-              }
-              let delay = UInt32(Double((round &* 7_919) % 1_000) / 1_000 * window)
-              if delay > 0 { usleep(delay) }
-              operation.cancel()
-              if delivered.wait(timeout: .now() + 30) == .timedOut {
-                tally.withLock { $0.other.append("round \(round): no outcome within 30 s") }
+      await onOwnThreads(4) { _ in
+        while true {
+          let next = tally.withLock { tally -> (round: Int, window: Double)? in
+            let enough = tally.cancelled >= 20 && tally.refused >= 20
+            guard tally.nextRound < 4_000, tally.nextRound < 400 || !enough else { return nil }
+            defer { tally.nextRound += 1 }
+            return (tally.nextRound, tally.windowMicroseconds)
+          }
+          guard let (round, window) = next else { return }
+          let operation = makeOperation()
+          let delivered = DispatchSemaphore(value: 0)
+          manager.enqueue(operation) { result in
+            tally.withLock { tally in
+              tally.deliveries[round, default: 0] += 1
+              if case .failure(is CancellationError) = result {
+                tally.cancelled += 1
+                tally.windowMicroseconds = min(tally.windowMicroseconds * 1.1, 100_000)
+              } else if case .transport(let error) = result.networkingError,
+                error.code == .cannotConnectToHost
+              {
+                tally.refused += 1
+                tally.windowMicroseconds = max(tally.windowMicroseconds * 0.9, 1)
+              } else {
+                tally.other.append("\(result)")
               }
             }
+            delivered.signal()
           }
-          done.resume()
+          let delay = UInt32(Double((round &* 7_919) % 1_000) / 1_000 * window)
+          if delay > 0 { usleep(delay) }
+          operation.cancel()
+          if delivered.wait(timeout: .now() + 30) == .timedOut {
+            tally.withLock { $0.other.append("round \(round): no outcome within 30 s") }
+          }
         }
       }
     }

@@ -1,12 +1,14 @@
 import AsyncBridge
 import LockedValue
+import OperationBridgeTesting
 import OperationCore
 import Testing
 
 extension Duration {
   /// How long every bounded wait of the tests waits unless told otherwise: long enough for a
   /// loaded two-core machine under ThreadSanitizer, short enough that a hang fails the run
-  /// instead of stalling it.
+  /// instead of stalling it. Every bounded wait here counts time as a `WaitBudget` does: a
+  /// stretch in which the waiting code did not get to run is charged only briefly.
   public static let testTimeout = Duration.seconds(30)
 }
 
@@ -16,9 +18,9 @@ extension Duration {
 public func eventually(
   within timeout: Duration = .testTimeout, _ condition: () -> Bool
 ) async -> Bool {
-  let deadline = ContinuousClock.now + timeout
+  var budget = WaitBudget(timeout, tick: .milliseconds(1))
   while !condition() {
-    if ContinuousClock.now >= deadline { return false }
+    if !budget.charge() { return false }
     try? await Task.sleep(for: .milliseconds(1))
   }
   return true
@@ -33,7 +35,7 @@ public func completing<Value: Sendable>(
   return await withCheckedContinuation { continuation in
     first.arm(continuation)
     let timer = Task {
-      try? await Task.sleep(for: timeout)
+      try? await sleep(spending: timeout)
       first.resume(returning: nil)
     }
     Task {

@@ -1,5 +1,6 @@
 import Dispatch
 import LockedValue
+import OperationBridgeTesting
 import OperationCore
 
 /// A value under a lock that tasks can wait on: ``wait(until:timeout:)`` resumes once the value
@@ -57,10 +58,24 @@ public final class Waitable<Value: Sendable>: Sendable {
         return id
       }
       guard let id else { return continuation.resume(returning: true) }
-      DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) { [self] in
-        let expired = state.withLock { $0.waiters.removeValue(forKey: id) }
-        expired?.continuation.resume(returning: false)
+      expire(id, budget: WaitBudget(timeout, tick: waitableTick))
+    }
+  }
+
+  /// Resumes waiter `id` with false once `budget` is spent, unless it was resumed before.
+  private func expire(_ id: UInt64, budget: WaitBudget) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + waitableTick.seconds) { [self] in
+      var budget = budget
+      let spent = !budget.charge()
+      let (waiting, expired) = state.withLock { state -> (Bool, Waiter?) in
+        guard state.waiters[id] != nil else { return (false, nil) }
+        return spent ? (false, state.waiters.removeValue(forKey: id)) : (true, nil)
       }
+      expired?.continuation.resume(returning: false)
+      if waiting { expire(id, budget: budget) }
     }
   }
 }
+
+/// How often a waiter's bound is charged.
+private let waitableTick = Duration.milliseconds(50)

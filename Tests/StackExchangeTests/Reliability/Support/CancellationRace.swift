@@ -31,11 +31,18 @@ final class CancellationRace: Sendable {
   private let cancelQueue = DispatchQueue(label: "fault.race.cancel", attributes: .concurrent)
   private let state = Locked(Tally())
   private let operations = Locked<[Operation]>([])
+  /// A session of its own: the race keeps corelibs' session busy with thousands of data tasks
+  /// created, resumed and cancelled at once, which would hold up other tests sharing one.
+  private let session = URLSession.makeNetworkingSession(timeout: .seconds(60))
 
   init(manager: OperationQueueManager, baseURL: URL, seed: UInt64) {
     self.manager = manager
     self.baseURL = baseURL
     self.seed = seed
+  }
+
+  deinit {
+    session.finishTasksAndInvalidate()
   }
 
   var tally: Tally { state.withLock { $0 } }
@@ -45,7 +52,7 @@ final class CancellationRace: Sendable {
     components.path = "/questions"
     components.query = "site=stackoverflow&page=\(round + 1)"
     return NetworkingOperation(
-      request: URLRequest(url: components.url!), session: testSession, coalescing: .never)
+      request: URLRequest(url: components.url!), session: session, coalescing: .never)
   }
 
   /// The median time, in microseconds, a request takes to fail: the window cancellation is
@@ -70,21 +77,11 @@ final class CancellationRace: Sendable {
   /// starve the queues under test); returns the tally.
   func run(rounds: Int, lanes: Int, window: Int) async -> Tally {
     state.withLock { $0.window = Double(2 * window) }
-    let lanesDone = Locked(0)
-    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-      for lane in 0..<lanes {
-        Thread.detachNewThread { [self] in
-          var rng = SeededGenerator(seed: seed &+ UInt64(lane))
-          for round in stride(from: lane, to: rounds, by: lanes) {
-            let window = state.withLock { Int($0.window) }
-            runRound(round, delay: Int.random(in: 0...window, using: &rng))
-          }
-          let last = lanesDone.withLock { count -> Bool in
-            count += 1
-            return count == lanes
-          }
-          if last { done.resume() }
-        }
+    await onOwnThreads(lanes) { [self] lane in
+      var rng = SeededGenerator(seed: seed &+ UInt64(lane))
+      for round in stride(from: lane, to: rounds, by: lanes) {
+        let window = state.withLock { Int($0.window) }
+        runRound(round, delay: Int.random(in: 0...window, using: &rng))
       }
     }
     return tally
