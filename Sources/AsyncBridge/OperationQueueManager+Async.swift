@@ -127,20 +127,26 @@ extension OperationQueueManager {
     whenAbandoned: AbandonmentPolicy = .cancel,
     _ body: consuming @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
-    guard let key else {
-      return try await run(
-        priority: priority, timeout: timeout, whenAbandoned: whenAbandoned, consume body)
-    }
-    let point = register(
-      key: key, priority: priority, timeout: timeout, whenAbandoned: whenAbandoned, consume body)
+    // One await for both: the waiting task's frame holds only what that await needs.
+    let point =
+      if let key {
+        register(
+          key: key, priority: priority, timeout: timeout, whenAbandoned: whenAbandoned,
+          consume body)
+      } else {
+        register(
+          AsyncOperation(consume body), priority: priority, timeout: timeout,
+          whenAbandoned: whenAbandoned)
+      }
     return try await point.outcome().value(as: Value.self)
   }
 
   /// The registration half of ``run(key:priority:timeout:whenAbandoned:_:)-(Key?,_,_,_,_)``,
   /// synchronous, so the closure ends here for a call that joins: a context the caller
   /// allocated for it is freed before the caller waits, not on the way back when the shared run
-  /// resumes everyone.
+  /// resumes everyone. Never inlined, for the reason the operation's registration is not.
   @inlinable
+  @inline(never)
   func register<Value: Sendable, Key: Hashable & Sendable>(
     key: Key,
     priority: Operation.QueuePriority?,
@@ -184,8 +190,11 @@ extension OperationQueueManager {
 
   /// The registration half of ``outcome(of:priority:timeout:whenAbandoned:)``, synchronous, so
   /// nothing it uses stays in the waiting task's frames. Inlinable, so it is specialised for the
-  /// caller's operation type and looks up no generic metadata.
+  /// caller's operation type and looks up no generic metadata; never inlined, so its closures
+  /// and locals are not laid out in the awaiting function's context, which the task keeps for as
+  /// long as it waits (a larger context can take the task allocator a second slab per waiter).
   @inlinable
+  @inline(never)
   func register<Value, Failure>(
     _ operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority?,

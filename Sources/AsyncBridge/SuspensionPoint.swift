@@ -89,44 +89,40 @@ final class SuspensionPoint: @unchecked Sendable {
   /// the task makes the registered waiter leave with cancellation; escalating it raises the
   /// waiter's priority (on Apple platforms from the 2025 releases on: before them, the runtime
   /// has no escalation handler, and the work keeps the priority the caller had when it came).
+  /// The escalation handler is installed only when an escalation can change anything.
   @inlinable
   @inline(__always)
   func outcome() async -> ErasedOutcome {
-    if followsEscalation { return await outcomeFollowingEscalation() }
-    await withTaskCancellationHandler {
-      await withCheckedContinuation { attach($0) }
-    } onCancel: {
-      leave(with: .cancelled)
-    }
-    return takeOutcome()
-  }
-
-  /// ``outcome()`` with the escalation handler installed while the task waits. Out of line, so
-  /// that a caller that needs none waits through the same code, with the same frame, as before.
-  @usableFromInline
-  @inline(never)
-  func outcomeFollowingEscalation() async -> ErasedOutcome {
-    guard #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) else {
+    if followsEscalation,
+      #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *)
+    {
+      await withTaskCancellationHandler {
+        await withTaskPriorityEscalationHandler {
+          catchUpOnEscalation()
+          await withCheckedContinuation { attach($0) }
+        } onPriorityEscalated: { _, priority in
+          escalate(to: priority)
+        }
+      } onCancel: {
+        leave(with: .cancelled)
+      }
+    } else {
       await withTaskCancellationHandler {
         await withCheckedContinuation { attach($0) }
       } onCancel: {
         leave(with: .cancelled)
       }
-      return takeOutcome()
-    }
-    await withTaskCancellationHandler {
-      await withTaskPriorityEscalationHandler {
-        // Escalated between the registration and the handler: nothing told the waiter.
-        let priority = Task.currentPriority
-        if priority.rawValue > registeredPriority { escalate(to: priority) }
-        await withCheckedContinuation { attach($0) }
-      } onPriorityEscalated: { _, priority in
-        escalate(to: priority)
-      }
-    } onCancel: {
-      leave(with: .cancelled)
     }
     return takeOutcome()
+  }
+
+  /// Passes on an escalation of the task between its registration and the escalation handler,
+  /// which nothing told the waiter. Out of line: its locals stay off the waiting task's frame.
+  @usableFromInline
+  @inline(never)
+  func catchUpOnEscalation() {
+    let priority = Task.currentPriority
+    if priority.rawValue > registeredPriority { escalate(to: priority) }
   }
 
   /// Parks the suspended caller's continuation, or resumes it at once if the outcome came
