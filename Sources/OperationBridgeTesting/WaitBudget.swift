@@ -31,7 +31,7 @@ package struct WaitBudget: Sendable {
 /// Sleeps, a `tick` at a time, until `budget` is spent.
 ///
 /// - Throws: `CancellationError` when the calling task is cancelled.
-package func sleep(spending bound: Duration, tick: Duration = .milliseconds(50)) async throws {
+package func sleep(spending bound: Duration, tick: Duration = .milliseconds(250)) async throws {
   var budget = WaitBudget(bound, tick: tick)
   while budget.charge() {
     try await Task.sleep(for: tick)

@@ -78,4 +78,4 @@ public final class Waitable<Value: Sendable>: Sendable {
 }
 
 /// How often a waiter's bound is charged.
-private let waitableTick = Duration.milliseconds(50)
+private let waitableTick = Duration.milliseconds(250)
