@@ -8,7 +8,8 @@
 package struct WaitBudget: Sendable {
   /// The most a single step is charged.
   package let longestCountedStep: Duration
-  private var left: Duration
+  /// What is left of the bound.
+  package private(set) var left: Duration
   private var last = ContinuousClock.now
 
   /// A budget of `bound` for a wait that looks again every `tick`. A step is charged at most
@@ -28,12 +29,12 @@ package struct WaitBudget: Sendable {
   }
 }
 
-/// Sleeps, a `tick` at a time, until `budget` is spent.
+/// Sleeps, a `tick` at a time (less for the last), until a ``WaitBudget`` of `bound` is spent.
 ///
 /// - Throws: `CancellationError` when the calling task is cancelled.
 package func sleep(spending bound: Duration, tick: Duration = .milliseconds(250)) async throws {
   var budget = WaitBudget(bound, tick: tick)
   while budget.charge() {
-    try await Task.sleep(for: tick)
+    try await Task.sleep(for: min(tick, budget.left))
   }
 }

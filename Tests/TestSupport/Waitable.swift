@@ -64,7 +64,8 @@ public final class Waitable<Value: Sendable>: Sendable {
 
   /// Resumes waiter `id` with false once `budget` is spent, unless it was resumed before.
   private func expire(_ id: UInt64, budget: WaitBudget) {
-    DispatchQueue.global().asyncAfter(deadline: .now() + waitableTick.seconds) { [self] in
+    let step = min(waitableTick, budget.left)
+    DispatchQueue.global().asyncAfter(deadline: .now() + step.seconds) { [self] in
       var budget = budget
       let spent = !budget.charge()
       let (waiting, expired) = state.withLock { state -> (Bool, Waiter?) in
