@@ -19,7 +19,7 @@ private let session = makeTestSession()
     try FixtureHTTPServer { _ in FixtureResponse(body: Self.body, fault: fault) }
   }
 
-  private func fetch(fault: FixtureResponse.Fault, timeout: TimeInterval = 10) async throws
+  private func fetch(fault: FixtureResponse.Fault, timeout: TimeInterval = 60) async throws
     -> FetchResult
   {
     let server = try FixtureHTTPServer { _ in
@@ -51,7 +51,7 @@ private let session = makeTestSession()
 
   @Test func closeDelimitedBodyArrivesWholeWithoutAContentLength() async throws {
     let server = try makeServer(fault: .closeDelimited)
-    let result = await session.fetch(server.url("/fault"), timeout: 10)
+    let result = await session.fetch(server.url("/fault"), timeout: 60)
 
     #expect(result.error == nil)
     #expect(result.status == 200)
@@ -108,7 +108,7 @@ private let session = makeTestSession()
     let clock = ContinuousClock()
     let start = clock.now
 
-    let result = await session.fetch(server.url("/stall"), timeout: 10)
+    let result = await session.fetch(server.url("/stall"), timeout: 60)
 
     #expect(result.error == nil)
     #expect(result.data == Self.body)

@@ -25,7 +25,10 @@ func makeTestSession(maxConnectionsPerHost: Int = 6) -> URLSession {
 
 extension URLSession {
   /// Runs a data task with a completion handler (not `data(for:)`, see docs/PLATFORM-NOTES.md).
-  func fetch(_ url: URL, timeout: TimeInterval = 10) async -> FetchResult {
+  /// The request times out after 60 s by default, as every request of the suite that must not
+  /// time out does (docs/RELIABILITY.md): a loaded machine can hold up a loopback request for
+  /// seconds.
+  func fetch(_ url: URL, timeout: TimeInterval = 60) async -> FetchResult {
     var request = URLRequest(url: url)
     request.timeoutInterval = timeout
     return await fetch(request)
