@@ -14,8 +14,8 @@
 /// value only inside ``withLock(_:)`` and never call out from there (handlers, resumes, KVO,
 /// `super.cancel()`, `URLSessionTask.cancel()`): decide under the lock, act after it.
 ///
-/// **Lock order: manager → operation → subscriber buffer; any of them → scheduler → test clock;
-/// nothing else nests.** A manager holds its lock while it joins a request to an operation or
+/// **Lock order: manager → operation → subscriber buffer; any of them → scheduler → test
+/// clock; nothing else nests.** A manager holds its lock while it joins a request to an operation or
 /// claims one (taking that operation's lock); an operation holds its lock while it publishes
 /// an event (taking each subscriber buffer's lock). A scheduler's lock may be taken under any
 /// other, to set or take out a timer; under it, a scheduler only asks its driver to wake it,

@@ -3,10 +3,10 @@ import Foundation
 import OperationCore
 
 extension OperationQueueManager {
-  /// Waits, at most `bound` (see ``WaitExpired``), until at least `count` callers wait for the work in
-  /// flight under `key`: the requests a test started have been admitted (each joined, or the
-  /// first claimed the operation) before it goes on, say to advance a ``TestClock`` or to let a
-  /// stubbed server answer.
+  /// Waits, at most `bound` (see ``WaitExpired``), until at least `count` callers wait for the
+  /// work in flight under `key`: the requests a test started have been admitted (each joined, or
+  /// the first claimed the operation) before it goes on, say to advance a ``TestClock`` or to let
+  /// a stubbed server answer.
   ///
   /// ```swift
   /// for _ in 0..<3 { Task { try await manager.perform(FetchAvatar(id: 7)) } }
@@ -49,8 +49,8 @@ extension OperationQueueManager {
     try await waitUntilCallers(count, forKey: CoalescingKey(for: type, base: key), within: bound)
   }
 
-  /// Waits, at most `bound` (see ``WaitExpired``), until the manager is idle: every operation enqueued
-  /// through it has finished and every completion handler given to it has returned.
+  /// Waits, at most `bound` (see ``WaitExpired``), until the manager is idle: every operation
+  /// enqueued through it has finished and every completion handler given to it has returned.
   ///
   /// Woken by the manager when its last operation finishes (`waitUntilIdle()`), not by
   /// polling; the bound only turns a hang into a failure.

@@ -1,6 +1,6 @@
 extension TestClock {
-  /// Waits, at most `bound` (see ``WaitExpired``), until at least `count` timers are set on this clock
-  /// (``pendingTimers``): the test then knows that the work it started has armed them (a
+  /// Waits, at most `bound` (see ``WaitExpired``), until at least `count` timers are set on this
+  /// clock (``pendingTimers``): the test then knows that the work it started has armed them (a
   /// caller registered its deadline, an operation started and armed its timeout, a retry or a
   /// backoff began to wait) before it advances the clock past them.
   ///

@@ -9,6 +9,7 @@ import LockedValue
 /// which grows by about one thread a second while its threads are blocked, so blocking work
 /// submitted there delays every operation in the test process (docs/PLATFORM-NOTES.md).
 public func onOwnThreads(_ count: Int, _ body: @escaping @Sendable (_ lane: Int) -> Void) async {
+  guard count > 0 else { return }  // No lane would resume the wait.
   let lanesLeft = Locked(count)
   await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
     for lane in 0..<count {

@@ -2,8 +2,9 @@ import LockedValue
 
 /// The completion handler a manager hands to a foreign operation it builds for a request
 /// (`perform { complete in LegacyFetch(completionHandler: complete) }`): what it receives first,
-/// whenever it comes, settles the adapter. Released uncalled (the adapter holds the operation only
-/// until it has finished), it settles it with ``ForeignOperationError/completionHandlerReleased(operationName:)``.
+/// whenever it comes, settles the adapter. Released uncalled (the adapter holds the operation
+/// only until it has finished), it settles it with
+/// ``ForeignOperationError/completionHandlerReleased(operationName:)``.
 final class BridgeHandler<Value: Sendable>: Sendable {
   typealias Adapter = ConcurrentOperation<any Sendable, any Error>
   /// The adapter once attached, and what the handler received first.

@@ -30,13 +30,13 @@ extension ConcurrentOperation {
 
   /// Takes the timeout and stall report of a released operation out of the scheduler.
   func takeOutTimers(on observer: (any OperationLifecycleObserver)?) {
+    // Two exchanges, no array: this runs on every release.
+    let timeout = timeoutEntry.exchange(0, ordering: .sequentiallyConsistent)
+    let stall = stallEntry.exchange(0, ordering: .sequentiallyConsistent)
+    guard timeout != 0 || stall != 0 else { return }
     let scheduler = observer?.scheduler ?? .continuous
-    for entry in [
-      timeoutEntry.exchange(0, ordering: .sequentiallyConsistent),
-      stallEntry.exchange(0, ordering: .sequentiallyConsistent),
-    ] where entry != 0 {
-      scheduler.cancel(entry)
-    }
+    if timeout != 0 { scheduler.cancel(timeout) }
+    if stall != 0 { scheduler.cancel(stall) }
   }
 
   /// Arms the end of a linger on the manager's clock: the work is cancelled then, unless a
