@@ -78,7 +78,7 @@ final class EventBuffer: EventSink {
   /// Buffers the event `makeEvent` builds (nothing once the stream has ended). Called under
   /// the publishing operation's lock, so it never resumes a waiting consumer itself: it
   /// returns the wake that does, for the publisher to run once that lock is released.
-  func receive(_ makeEvent: @autoclosure () -> OperationEvent) -> (any EventWake)? {
+  func receive(_ makeEvent: () -> OperationEvent) -> (any EventWake)? {
     state.withLock { state -> Parked? in
       switch state.consumer {
       case .running, .waking:

@@ -55,7 +55,7 @@ import Testing
     for publisher in 0..<publishers {
       Thread.detachNewThread {
         for index in 0..<perPublisher {
-          buffer.receive(numbered(publisher * perPublisher + index))?.run()
+          buffer.receive { numbered(publisher * perPublisher + index) }?.run()
         }
         _ = published.increment()
       }
@@ -65,7 +65,7 @@ import Testing
 
   @Test func unreadEventsComeInOneBatchInTheOrderReceived() async throws {
     let buffer = EventBuffer(capacity: 16)
-    for number in 0..<10 { buffer.receive(Self.numbered(number))?.run() }
+    for number in 0..<10 { buffer.receive { Self.numbered(number) }?.run() }
     buffer.finish()
 
     #expect(await Self.drain(buffer) == [Array(0..<10)])
@@ -75,7 +75,7 @@ import Testing
   func aFullBufferKeepsTheNewestEvents(capacity: Int) async throws {
     let buffer = EventBuffer(capacity: capacity)
     let count = capacity * 5 + 2
-    for number in 0..<count { buffer.receive(Self.numbered(number))?.run() }
+    for number in 0..<count { buffer.receive { Self.numbered(number) }?.run() }
     buffer.finish()
 
     #expect(await Self.drain(buffer) == [Array((count - capacity)..<count)])
@@ -90,7 +90,7 @@ import Testing
     var spent: [OperationEvent] = []
     for published in [10, 3, 11, 4, 1, 9] {
       for _ in 0..<published {
-        buffer.receive(Self.numbered(next))?.run()
+        buffer.receive { Self.numbered(next) }?.run()
         next += 1
       }
       guard case .batch(var events) = buffer.take(recycling: &spent) else {
@@ -112,7 +112,7 @@ import Testing
     }
     let waiting = Task { await withCheckedContinuation { buffer.wait($0) }?.map(\.waiterCount) }
     // Whether the consumer parked before the event or not, the event reaches it.
-    buffer.receive(Self.numbered(7))?.run()
+    buffer.receive { Self.numbered(7) }?.run()
 
     #expect(await completing { await waiting.value } == [7])
   }
@@ -130,9 +130,9 @@ import Testing
     }
     #expect(await parked.wait())
 
-    let wake = buffer.receive(Self.numbered(1))
+    let wake = buffer.receive { Self.numbered(1) }
     #expect(wake != nil, "a waiting consumer asked for no wake")
-    #expect(buffer.receive(Self.numbered(2)) == nil, "a second wake for the same batch")
+    #expect(buffer.receive { Self.numbered(2) } == nil, "a second wake for the same batch")
     wake?.run()
 
     #expect(await completing { await consumer.value } == [1, 2])
@@ -141,16 +141,16 @@ import Testing
       Issue.record("the wake left events behind")
       return
     }
-    #expect(buffer.receive(Self.numbered(3)) == nil, "a wake for a consumer that is not waiting")
+    #expect(buffer.receive { Self.numbered(3) } == nil, "a wake for a consumer that is not waiting")
   }
 
   @Test func theEndReachesAWaitingConsumerAfterWhatWasBuffered() async throws {
     let buffer = EventBuffer(capacity: 4)
     let consumer = Task { await Self.drain(buffer) }
-    buffer.receive(Self.numbered(1))?.run()
-    buffer.receive(Self.numbered(2))?.run()
+    buffer.receive { Self.numbered(1) }?.run()
+    buffer.receive { Self.numbered(2) }?.run()
     buffer.finish()
-    buffer.receive(Self.numbered(3))?.run()
+    buffer.receive { Self.numbered(3) }?.run()
 
     let batches = await completing { await consumer.value }
     // One batch or two, depending on when the consumer ran; never the event after the end.
@@ -160,9 +160,9 @@ import Testing
   @Test func terminatingEndsAWaitAndDropsLaterEvents() async throws {
     let buffer = EventBuffer(capacity: 4)
     let consumer = Task { await Self.drain(buffer) }
-    buffer.receive(Self.numbered(1))?.run()
+    buffer.receive { Self.numbered(1) }?.run()
     buffer.terminate()
-    buffer.receive(Self.numbered(2))?.run()
+    buffer.receive { Self.numbered(2) }?.run()
 
     let batches = await completing { await consumer.value }
     // The first event may have reached the consumer before the departure; nothing after it.

@@ -91,4 +91,23 @@ import Testing
     }
     #expect(clock.pendingTimers == 0)
   }
+
+  /// The continuous scheduler reads the system clock directly: its instants advance exactly as
+  /// `ContinuousClock`'s. Each reading of one clock is bracketed by readings of the other, so
+  /// the interval of the inner pair lies within that of the outer pair, however the threads
+  /// are scheduled; a clock that ran slower, faster or stood still would leave the bracket.
+  @Test func theContinuousSchedulerAdvancesWithTheContinuousClock() async throws {
+    let scheduler = Scheduler.on(ContinuousClock())
+    for _ in 0..<20 {
+      let outerStart = ContinuousClock.now
+      let ours0 = scheduler.now
+      let innerStart = ContinuousClock.now
+      try await Task.sleep(for: .milliseconds(5))
+      let innerEnd = ContinuousClock.now
+      let ours1 = scheduler.now
+      let outerEnd = ContinuousClock.now
+      #expect(ours1 - ours0 >= innerEnd - innerStart)
+      #expect(ours1 - ours0 <= outerEnd - outerStart)
+    }
+  }
 }

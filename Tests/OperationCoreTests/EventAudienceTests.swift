@@ -123,7 +123,7 @@ import Testing
 
 /// A sink that drops every event.
 private final class IgnoringSink: EventSink {
-  func receive(_ makeEvent: @autoclosure () -> OperationEvent) -> (any EventWake)? { nil }
+  func receive(_ makeEvent: () -> OperationEvent) -> (any EventWake)? { nil }
   func finish() {}
 }
 
@@ -141,7 +141,7 @@ private final class WakeEverySink: EventSink {
     self.onWake = onWake
   }
 
-  func receive(_ makeEvent: @autoclosure () -> OperationEvent) -> (any EventWake)? {
+  func receive(_ makeEvent: () -> OperationEvent) -> (any EventWake)? {
     let kind = makeEvent().kind
     return Wake { [onWake] in onWake(kind) }
   }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The subscribers an operation's events go to: those of its manager when the manager claimed
 /// it, less those that have unsubscribed since.
 struct EventAudience: Sendable {
@@ -11,14 +13,27 @@ struct EventAudience: Sendable {
   /// Delivers the event `makeEvent` builds to each subscriber still subscribed (building
   /// nothing when none is). Returns the wakes the subscribers asked for: run them once the
   /// publishing operation's lock is released.
-  func publish(_ makeEvent: @autoclosure () -> OperationEvent) -> EventWakes {
+  func publish(_ makeEvent: () -> OperationEvent) -> EventWakes {
     var wakes = EventWakes()
     // Each subscriber builds the event it keeps: building one costs no more than copying it.
     // By index: a `for` loop over the array retained each subscriber.
     for index in subscribers.indices
     where subscribers[index].isSubscribed.load(ordering: .relaxed) {
-      wakes.add(subscribers[index].unretainedSink.receive(makeEvent()))
+      wakes.add(subscribers[index].unretainedSink.receive(makeEvent))
     }
     return wakes
+  }
+
+  /// Delivers the public event for `event`, a lifecycle event of `operation` (borrowed, not
+  /// retained) under `key`.
+  func publish(
+    _ event: OperationStateMachine.LifecycleEvent, of operation: __shared Operation,
+    key: CoalescingKey?
+  ) -> EventWakes {
+    publish {
+      OperationEvent(
+        kind: event.operationEventKind, operation: operation, key: key,
+        waiterCount: event.waiterCount, duration: event.duration)
+    }
   }
 }

@@ -1,10 +1,11 @@
 /// Where a subscription's events go.
 package protocol EventSink: AnyObject, Sendable {
-  /// Takes one event, built by `makeEvent` (if the sink still keeps events: building one
-  /// costs about as much as keeping it, and the sink builds it where it keeps it). Called under
-  /// the publishing operation's lock: only buffer it, never call out; return what must happen
-  /// once the lock is released (resuming a waiting consumer, say), if anything.
-  func receive(_ makeEvent: @autoclosure () -> OperationEvent) -> (any EventWake)?
+  /// Takes one event, built by calling `makeEvent` (if the sink still keeps events: building
+  /// one costs about as much as keeping it, and the sink builds it where it keeps it). A plain
+  /// closure, not an autoclosure: the audience passes its own on without wrapping it again.
+  /// Called under the publishing operation's lock: only buffer it, never call out; return what
+  /// must happen once the lock is released (resuming a waiting consumer, say), if anything.
+  func receive(_ makeEvent: () -> OperationEvent) -> (any EventWake)?
   /// The hub has gone: no event follows.
   func finish()
 }
@@ -21,7 +22,7 @@ final class ClosureSink: EventSink {
     onFinish = finish
   }
 
-  func receive(_ makeEvent: @autoclosure () -> OperationEvent) -> (any EventWake)? {
+  func receive(_ makeEvent: () -> OperationEvent) -> (any EventWake)? {
     onEvent(makeEvent())
     return nil
   }

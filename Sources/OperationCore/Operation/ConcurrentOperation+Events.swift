@@ -27,15 +27,9 @@ extension ConcurrentOperation {
   ) -> EventWakes {
     // Read in place (a copy of the audience would retain it); the terminal event takes it out.
     if event.isTerminal {
-      return state.takeEventAudience()?.publish(operationEvent(event)) ?? EventWakes()
+      return state.takeEventAudience()?.publish(event, of: self, key: coalescingKey)
+        ?? EventWakes()
     }
-    return state.eventAudience?.publish(operationEvent(event)) ?? EventWakes()
-  }
-
-  /// The public event for `event`.
-  func operationEvent(_ event: OperationStateMachine.LifecycleEvent) -> OperationEvent {
-    OperationEvent(
-      kind: event.operationEventKind, operation: self, key: coalescingKey,
-      waiterCount: event.waiterCount, duration: event.duration)
+    return state.eventAudience?.publish(event, of: self, key: coalescingKey) ?? EventWakes()
   }
 }

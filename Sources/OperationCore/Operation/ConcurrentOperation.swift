@@ -226,10 +226,12 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   package final func reportRetry(attempt: Int, delay: Duration, failure: any Error) {
     let wakes = state.withLock { state in
       guard let audience = state.retryAudience else { return EventWakes() }
-      return audience.publish(
+      let waiterCount = state.waiterCount
+      return audience.publish {
         OperationEvent(
           kind: .retrying(attempt: attempt, delay: delay), operation: self, key: coalescingKey,
-          waiterCount: state.waiterCount, duration: nil, failure: String(describing: failure)))
+          waiterCount: waiterCount, duration: nil, failure: String(describing: failure))
+      }
     }
     wakes.run()
   }

@@ -1,5 +1,13 @@
 import Dispatch
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// What drives a ``Scheduler``: reads its clock, and wakes it when its earliest entry is due.
 package protocol SchedulerDriver: AnyObject, Sendable {
   /// The clock's current instant.
@@ -20,14 +28,28 @@ package protocol SchedulerDrivingClock: Sendable {
 }
 
 extension ClockInstant {
-  /// The origin of the continuous clock's instants: its first reading in this process.
-  private static let continuousOrigin = ContinuousClock.now
-
-  /// The continuous clock's current instant.
+  /// The continuous clock's current instant, counted from the system clock's own origin.
+  ///
+  /// Read from the system clock that `ContinuousClock` reads, without building a
+  /// `ContinuousClock.Instant` and subtracting an origin: an operation with event subscribers
+  /// reads the clock when it starts and when it settles.
   @Sendable
   static func now() -> ClockInstant {
-    ClockInstant(sinceOrigin: continuousOrigin.duration(to: .now))
+    var time = timespec()
+    clock_gettime(continuousClockID, &time)
+    return ClockInstant(
+      sinceOrigin: Duration(
+        secondsComponent: Int64(time.tv_sec),
+        attosecondsComponent: Int64(time.tv_nsec) * 1_000_000_000))
   }
+
+  // The one platform branch of the clock: the system clock `ContinuousClock` reads, which
+  // keeps counting while the machine sleeps (docs/PLATFORM-NOTES.md).
+  #if canImport(Darwin)
+    private static var continuousClockID: clockid_t { CLOCK_MONOTONIC_RAW }
+  #else
+    private static var continuousClockID: clockid_t { CLOCK_BOOTTIME }
+  #endif
 }
 
 /// Wakes a scheduler with one Dispatch timer on a global queue, rescheduled for its earliest
