@@ -16,10 +16,15 @@ struct EventAudience: Sendable {
   func publish(_ makeEvent: () -> OperationEvent) -> EventWakes {
     var wakes = EventWakes()
     // Each subscriber builds the event it keeps: building one costs no more than copying it.
-    // By index: a `for` loop over the array retained each subscriber.
+    // By index: a `for` loop over the array retained each subscriber. The audience's array
+    // keeps each subscriber, and so its sink, alive through the call: borrowed, the sink is
+    // not retained and released around every event.
     for index in subscribers.indices
     where subscribers[index].isSubscribed.load(ordering: .relaxed) {
-      wakes.add(subscribers[index].unretainedSink.receive(makeEvent))
+      wakes.add(
+        Unmanaged.passUnretained(subscribers[index])._withUnsafeGuaranteedRef {
+          $0.sink.receive(makeEvent)
+        })
     }
     return wakes
   }

@@ -16,9 +16,6 @@ package final class OperationEventHub: Sendable {
   package final class Subscriber: Sendable {
     /// Where the events go: called directly, not through a closure, on every event.
     let sink: any EventSink
-    /// `sink` again, unretained, for publishing: an audience holding this subscriber holds it,
-    /// and calling the retained reference of an array's element retained it around each call.
-    unowned(unsafe) let unretainedSink: any EventSink
     /// Cleared when the subscription ends: operations claimed before still hold the
     /// subscriber in their audience, and skip it from then on.
     let isSubscribed = Atomic<Bool>(true)
@@ -26,7 +23,6 @@ package final class OperationEventHub: Sendable {
     /// Creates a subscriber delivering to `sink`.
     package init(_ sink: any EventSink) {
       self.sink = sink
-      unretainedSink = sink
     }
 
     /// Creates a subscriber that calls `receive` with each event (under the publishing
