@@ -42,9 +42,9 @@ struct OperationStateMachine {
   private var announcement = Announcement.silent
   /// Configuration, not state: how long the operation may execute.
   var timeout: Duration?
-  /// The scheduler entry of the linger under way, once armed; the next caller disarms it.
-  /// Beside the lifecycle rather than with its waiters, which every await moves: it is read
-  /// only when a caller joins open work.
+  /// The scheduler entry of the linger under way, once armed; the next caller disarms it, and
+  /// so does settling. Beside the lifecycle rather than with its waiters, which every await
+  /// moves: it is read only when a caller joins open work and when the work settles.
   private var lingerTimer: UInt64?
   /// The manager that claimed the operation; nil before.
   weak var observer: (any OperationLifecycleObserver)?
@@ -616,8 +616,8 @@ struct OperationStateMachine {
     return id
   }
 
-  /// A caller came to lingering work: its timer is taken out of the manager's scheduler (whose
-  /// lock is a leaf, as when the clock is read for an event's duration).
+  /// A caller came to lingering work, or it settled: its timer is taken out of the manager's
+  /// scheduler (whose lock is a leaf, as when the clock is read for an event's duration).
   private mutating func disarmLinger() {
     guard let entry = lingerTimer else { return }
     lingerTimer = nil
@@ -709,6 +709,7 @@ struct OperationStateMachine {
     _ settlement: Settlement, waiters: WaiterList, claimed: Bool
   ) -> Action {
     lifecycle = .deliveringBeforeStart(settlement, claimed: claimed, started: false)
+    if lingerTimer != nil { disarmLinger() }  // Nothing is left to cancel when it runs out.
     let event = record(.finished(settlement.outcome.completion), waiterCount: waiters.count)
     return .deliver(
       Delivery(
@@ -721,6 +722,7 @@ struct OperationStateMachine {
     _ settlement: Settlement, waiters: WaiterList, since: ClockInstant, stopsWork: Bool,
     then: AfterDelivery
   ) -> Action {
+    if lingerTimer != nil { disarmLinger() }  // Nothing is left to cancel when it runs out.
     let event = record(
       .finished(settlement.outcome.completion), waiterCount: waiters.count, since: since)
     return .deliver(

@@ -248,6 +248,25 @@ import Testing
     #expect(await becomesIdle(manager, within: .testTimeout))
   }
 
+  /// Work that settles while it lingers leaves no timer behind: a long linger on work that ends
+  /// soon after does not keep an entry in the manager's scheduler until it would have run out.
+  @Test func workThatSettlesWhileItLingersTakesItsTimerOut() async throws {
+    let clock = TestClock()
+    let manager = OperationQueueManager(name: "abandon.linger.settled", clock: clock)
+    let work = ManualOperation(key: 12)
+    let leaving = Task {
+      try await manager.perform(work, whenAbandoned: .linger(.seconds(3_600)))
+    }
+    #expect(await work.started.wait())
+    leaving.cancel()
+    await expectCancellation(of: leaving, within: .testTimeout)
+    try await clock.waitUntilTimers(1)
+    work.release(12)
+    #expect(await becomesIdle(manager, within: .testTimeout))
+    #expect(!work.isCancelled, "the linger cancelled work that ended within it")
+    #expect(clock.pendingTimers == 0, "the linger's timer outlived the work it was kept for")
+  }
+
   @Test func theLingerStartsAgainWhenALateCallerLeavesToo() async throws {
     let clock = TestClock()
     let manager = OperationQueueManager(name: "abandon.linger.again", clock: clock)
