@@ -51,14 +51,32 @@ extension ConcurrentOperation {
     }
     guard newest == claim else { return }
     while true {
-      let priority =
-        Operation.QueuePriority(rawValue: Int(Int8(bitPattern: UInt8(truncatingIfNeeded: newest))))
-        ?? .normal
+      let priority = Self.priority(ofClaim: newest)
       if queuePriority != priority { queuePriority = priority }
       let now = newestPriorityChange.load(ordering: .acquiring)
       if now == newest { break }
       newest = now
     }
     priorityDidChange(to: change.priority, whileExecuting: change.whileExecuting)
+  }
+
+  /// Sets the queue priority the operation has once more (after its quality of service
+  /// changed). A change that ``apply(_:)`` writes meanwhile is never overwritten by the older
+  /// priority read here: after the write, the newest claim is read again, and a change claimed
+  /// since is written in turn, as `apply` does.
+  final func setPriorityAgain() {
+    var newest = newestPriorityChange.load(ordering: .acquiring)
+    while true {
+      queuePriority = newest == 0 ? queuePriority : Self.priority(ofClaim: newest)
+      let now = newestPriorityChange.load(ordering: .acquiring)
+      if now == newest { return }
+      newest = now
+    }
+  }
+
+  /// The queue priority a claim of ``newestPriorityChange`` carries, in its low byte.
+  private static func priority(ofClaim claim: UInt64) -> Operation.QueuePriority {
+    Operation.QueuePriority(rawValue: Int(Int8(bitPattern: UInt8(truncatingIfNeeded: claim))))
+      ?? .normal
   }
 }

@@ -386,7 +386,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// priority changes later (docs/PLATFORM-NOTES.md), and the priority of shared work changes
   /// with its callers.
   open override var qualityOfService: QualityOfService {
-    didSet { queuePriority = queuePriority }
+    didSet { setPriorityAgain() }
   }
 
   /// Called, outside any lock, when the operation's queue priority changed because its
