@@ -124,11 +124,16 @@ import Testing
     manager.isSuspended = true
     let shared = SlowPriorityReads(key: 1)
     manager.enqueue(shared, priority: .low) { _ in }  // A caller that stays to the end.
-    let rounds = 20_000
+    // Bounded by rounds and by time: under ThreadSanitizer a round takes far longer.
+    let maximumRounds = 20_000
+    let deadline = ContinuousClock.now + .seconds(2)
     let barrier = SpinBarrier(parties: 2)
     let wrong = Locked<[String]>([])
+    let lastRound = Locked(false)
     await onOwnThreads(2) { lane in
-      for round in 1...rounds {
+      var round = 0
+      repeat {
+        round += 1
         let qos: QualityOfService = round.isMultiple(of: 2) ? .utility : .background
         // Each round: a join races a change, then a leave races another.
         barrier.arrive(round: 4 * round - 3)
@@ -142,6 +147,9 @@ import Testing
           if joined != .veryHigh { wrong.withLock { $0.append("\(joined) after a join") } }
           barrier.arrive(round: 4 * round - 1)
           if let id = admission.waiterID { shared.removeWaiter(id, resumingWith: .cancelled) }
+          if round == maximumRounds || ContinuousClock.now >= deadline {
+            lastRound.withLock { $0 = true }
+          }
           barrier.arrive(round: 4 * round)
           let left = shared.queuePriority
           if left != .low { wrong.withLock { $0.append("\(left) after a leave") } }
@@ -152,7 +160,7 @@ import Testing
           shared.qualityOfService = qos == .utility ? .background : .utility
           barrier.arrive(round: 4 * round)
         }
-      }
+      } while !lastRound.withLock { $0 }
     }
     let found = wrong.withLock { $0 }
     #expect(found.isEmpty, "\(found.count) rounds left an older priority: \(found.prefix(5))")
