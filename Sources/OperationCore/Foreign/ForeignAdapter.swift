@@ -24,7 +24,7 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
 
   /// An adapter for `foreign` under `key`, at `priority` (nil: the operation's own); `built` is
   /// the value type a bridge handler delivers (nil: the adapter reads the outcome).
-  init(for foreign: Operation, key: ForeignKey?, built: Any.Type?, priority: QueuePriority?) {
+  init(for foreign: Operation, key: CoalescingKey?, built: Any.Type?, priority: QueuePriority?) {
     held = Locked(foreign)
     readsOutcome = built == nil
     let producing = foreign as? any ResultProducingOperation

@@ -96,7 +96,9 @@ extension OperationQueueManager {
     if let key,
       let joined = join(
         CoalescingKey(
-          for: ForeignAdapter.self, base: ForeignKey(key, scope: BridgeHandler<Value>.self)),
+          for: ForeignAdapter.self,
+          base: CoalescingKey(
+            operationType: BridgeHandler<Value>.self, valueType: Void.self, base: key)),
         as: ForeignAdapter.self, waiter: waiter, priority: priority, whenAbandoned: policy)
     {
       return joined
@@ -121,9 +123,10 @@ extension OperationQueueManager {
     key: (any Hashable & Sendable)?, waiter: OperationWaiter?, priority: Operation.QueuePriority?,
     whenAbandoned policy: AbandonmentPolicy = .cancel
   ) -> Admission<any Sendable, any Error> {
-    let key = key.map {
-      ForeignKey($0, scope: built ? BridgeHandler<Value>.self : type(of: operation))
-    }
+    // The caller's key scoped to the operation's class (built work: its handler's, so its
+    // value type), so that equal keys of two classes never share work.
+    let scope: AnyClass = built ? BridgeHandler<Value>.self : type(of: operation)
+    let key = key.map { CoalescingKey(operationType: scope, valueType: Void.self, base: $0) }
     let builtValue: Any.Type? = built ? Value.self : nil
     while !operation.isFinished {
       // At the request's priority before anyone can join it: joiners may only raise it.

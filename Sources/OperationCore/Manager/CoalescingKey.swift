@@ -62,15 +62,9 @@ protocol CoalescingKeyStorage: AnyObject, Sendable {
   var operationClass: AnyClass { get }
   var baseValue: any Hashable & Sendable { get }
   func isEqual(to other: any CoalescingKeyStorage) -> Bool
-  /// Whether the caller asked for this work with `key` (of the same type, and equal): the
-  /// caller's part of a namespaced base (``CallerKeyHolding``), or the base itself.
-  func hasCallerKey(_ key: any Hashable & Sendable) -> Bool
-}
-
-/// A key's base that wraps the caller's key in a namespace of its own (foreign work's), so that
-/// ``OperationQueueManager/forget(key:)`` finds the work by the caller's key.
-protocol CallerKeyHolding {
-  /// Whether `key` is the caller's key this base wraps.
+  /// Whether the caller asked for this work with `key` (of the same type, and equal): the base
+  /// itself, or the caller's part of a base that is a key of its own (foreign work's key, whose
+  /// base is the caller's key scoped to the operation's class).
   func hasCallerKey(_ key: any Hashable & Sendable) -> Bool
 }
 
@@ -105,7 +99,7 @@ final class TypedKeyStorage<Base: Hashable & Sendable>: CoalescingKeyStorage {
 
   @usableFromInline
   func hasCallerKey(_ key: any Hashable & Sendable) -> Bool {
-    if let holding = base as? any CallerKeyHolding { return holding.hasCallerKey(key) }
-    return (key as? Base) == base
+    if (key as? Base) == base { return true }
+    return (base as? CoalescingKey)?.storage.hasCallerKey(key) ?? false
   }
 }
