@@ -15,14 +15,14 @@
 /// `super.cancel()`, `URLSessionTask.cancel()`): decide under the lock, act after it.
 ///
 /// **Lock order: manager → operation → subscriber buffer; any of them → scheduler → test
-/// clock; nothing else nests.** A manager holds its lock while it joins a request to an operation or
-/// claims one (taking that operation's lock); an operation holds its lock while it publishes
-/// an event (taking each subscriber buffer's lock). A scheduler's lock may be taken under any
-/// other, to set or take out a timer; under it, a scheduler only asks its driver to wake it,
-/// which for a test clock takes that clock's lock and nothing more. Never the other way round,
-/// and no other lock is taken while one is held: the event hub's subscriber list, a networking
-/// operation's, a session delegate's, the fixture server's and every other lock are taken with
-/// none held, and take none.
+/// clock; nothing else nests.** A manager holds its lock while it joins a request to an
+/// operation or claims one (taking that operation's lock); an operation holds its lock while it
+/// publishes an event (taking each subscriber buffer's lock). A scheduler's lock may be taken
+/// under any other, to set or take out a timer; under it, a scheduler only asks its driver to
+/// wake it, which for a test clock takes that clock's lock and nothing more. Never the other
+/// way round, and no other lock is taken while one is held: the event hub's subscriber list, a
+/// networking operation's, a session delegate's, the fixture server's and every other lock are
+/// taken with none held, and take none.
 @usableFromInline
 package struct Locked<Value> {
   // The value lives in the buffer's header, guarded by the mutex stored as its element.
