@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FixtureServer
@@ -8,11 +9,6 @@ import Testing
 #endif
 
 private let session = makeTestSession()
-
-/// The shared fixture file, present beside a development checkout and on CI.
-private let sharedFixtureURL = URL(fileURLWithPath: #filePath)
-  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-  .deletingLastPathComponent().appendingPathComponent("shared/fixtures/questions-page.json")
 
 @Suite struct StackExchangeFixtureTests {
   private func get(_ target: String, from fixture: StackExchangeFixture = StackExchangeFixture())
@@ -203,10 +199,9 @@ private let sharedFixtureURL = URL(fileURLWithPath: #filePath)
     #expect(deleted.allSatisfy { Set($0.keys) == ["user_type", "display_name"] })
   }
 
-  @Test(.enabled(if: FileManager.default.fileExists(atPath: sharedFixtureURL.path)))
-  func firstFiveQuestionsMatchTheSharedFixtureFile() throws {
-    let fileData = try Data(contentsOf: sharedFixtureURL)
-    let file = try #require(JSONSerialization.jsonObject(with: fileData) as? [String: Any])
+  @Test func firstFiveQuestionsMatchTheSamplePage() throws {
+    let file = try #require(
+      JSONSerialization.jsonObject(with: Data(Fixtures.questionsPage.utf8)) as? [String: Any])
     let expected = try #require(file["items"] as? [[String: Any]])
 
     let served = try items(get("/questions?site=stackoverflow&pagesize=5"))

@@ -1,5 +1,6 @@
 import Foundation
 import StackExchange
+import TestSupport
 import Testing
 
 @Test func apiErrorBodyDecodes() throws {

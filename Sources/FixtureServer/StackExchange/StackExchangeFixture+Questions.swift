@@ -2,8 +2,8 @@ import Foundation
 
 extension StackExchangeFixture {
   /// The invented questions, newest activity first, decoded once from `Resources/questions.json`
-  /// (snake_case keys and HTML-escaped text, as the API sends them). The first five are the ones
-  /// in `shared/fixtures/questions-page.json`.
+  /// (snake_case keys and HTML-escaped text, as the API sends them). The first five are those of
+  /// the tests' sample page (`Fixtures.questionsPage` in `Tests/TestSupport`).
   ///
   /// The file is embedded in the target's code (`.embedInCode`), so no resource bundle has to be
   /// found at run time, wherever the binary is.

@@ -1,9 +1,10 @@
-/// JSON bodies the tests decode. The project carries its own copies of the data it needs.
-enum Fixtures {
-  /// A verbatim copy of `shared/fixtures/questions-page.json`: a `/questions` page of five
-  /// questions, with HTML-escaped titles and names and `accepted_answer_id`/`last_edit_date`
-  /// only on the question they apply to.
-  static let questionsPage = #"""
+/// A page as the StackExchange API sends it, kept for tests that decode the real shape or
+/// check that the fixture server serves it.
+public enum Fixtures {
+  /// A `/questions` page of five questions in the shape of a real API response: HTML-escaped
+  /// titles and names, and `accepted_answer_id`/`last_edit_date` only on the question they apply
+  /// to. The fixture server's first five questions are these.
+  public static let questionsPage = #"""
     {
       "items": [
         {
