@@ -28,7 +28,7 @@ final class EventBuffer: EventSink {
     /// Suspended, and a publisher holds its wake: events accumulate until the wake runs and
     /// hands them over (see ``wake(_:)``).
     case waking
-    /// Gone (its task was cancelled, or the stream released): nothing is kept.
+    /// Gone (its task was cancelled, or the stream freed): nothing is kept.
     case gone
   }
 
@@ -36,7 +36,7 @@ final class EventBuffer: EventSink {
     var consumer = Consumer.running
     /// Unread events, oldest first.
     var events: BoundedEvents
-    /// The hub has gone (the manager was released): the consumer gets what is buffered, then
+    /// The hub has gone (the manager was freed): the consumer gets what is buffered, then
     /// the end, and nothing is buffered after it.
     var isFinished = false
   }

@@ -3,20 +3,20 @@ import OperationCore
 /// An asynchronous sequence of a manager's lifecycle events: enqueued, joined, started,
 /// finished (with success, failure, cancelled or timed out) and stalled.
 ///
-/// Each stream has its own bounded buffer. When a consumer falls behind by more than the buffer
-/// size, the oldest unread events are dropped: a slow consumer never blocks the queue or the
-/// threads finishing operations. On Linux a consumer task of the default priority runs on the same
-/// Dispatch queues as the operations, after those queued before it: under a burst of short
-/// operations it may see only a fraction of the events. A `.high` priority task runs ahead of them
-/// and keeps up, at a price: it takes a core from the operations (docs/PERFORMANCE.md,
-/// `events_overhead`, gives both costs). The subscription ends when the
-/// iterating task is cancelled or the stream and its iterator are released; iteration ends when the
-/// manager is released, once the buffered events are handed out.
+/// Each stream has its own bounded buffer. When its subscriber falls behind by more than the
+/// buffer size, the oldest unread events are dropped: a slow subscriber never blocks the queue or
+/// the threads finishing operations. On Linux an iterating task of the default priority runs on
+/// the same Dispatch queues as the operations, after those queued before it: under a burst of
+/// short operations it may see only a fraction of the events. A `.high` priority task runs ahead
+/// of them and keeps up, at a price: it takes a core from the operations (docs/PERFORMANCE.md,
+/// `events_overhead`, gives both costs). The subscription ends when the iterating task is
+/// cancelled or the stream and its iterator are freed; iteration ends when the manager is freed,
+/// once the buffered events are handed out.
 ///
 /// Events of different operations interleave freely. One operation's events always come in
-/// lifecycle order, `enqueued`, `joined`…, `started`, `joined`…, then exactly one `finished`
-/// (with `stalled` and `retrying` possibly between `started` and `finished`), and each is published only once
-/// what it reports is true (`enqueued` once the operation is in the queue). An operation that
+/// lifecycle order, `enqueued`, `joined`…, `started`, `joined`…, then exactly one `finished` (with
+/// `stalled` and `retrying` possibly between `started` and `finished`), and each is published only
+/// once what it reports is true (`enqueued` once the operation is in the queue). An operation that
 /// settled before it was enqueued gets `enqueued` and then its `finished` at once.
 public struct OperationEventStream: AsyncSequence, Sendable {
   /// The event type.
@@ -47,7 +47,7 @@ public struct OperationEventStream: AsyncSequence, Sendable {
       self.subscription = subscription
     }
 
-    /// The next event, waiting for one if none is buffered; nil once the manager is released
+    /// The next event, waiting for one if none is buffered; nil once the manager is freed
     /// and every buffered event was handed out, or at once when the calling task is cancelled
     /// (which ends the subscription).
     public mutating func next() async -> OperationEvent? {
@@ -132,7 +132,7 @@ extension OperationQueueManager {
   /// the tail of a lifecycle that began before it. (Operations admitted while nobody
   /// subscribes publish nothing, which is what makes events free when unused.)
   ///
-  /// The stream ends when the manager is released, at once: operations still in flight then
+  /// The stream ends when the manager is freed, at once: operations still in flight then
   /// run on, and their handlers are called, but their later events are not in the stream. To
   /// see every lifecycle to its end, keep the manager until `waitUntilIdle()` returns.
   ///

@@ -2,8 +2,8 @@ import Foundation
 import OperationCore
 
 /// A request a manager has admitted, whose caller awaits it later: the two halves of
-/// ``OperationQueueManager/perform(_:priority:timeout:whenAbandoned:)-9lo7d`` apart, so that a timer's
-/// action (a page sequence's backoff ending) admits the request at once, on its own thread,
+/// ``OperationQueueManager/perform(_:priority:timeout:whenAbandoned:)-9lo7d`` apart, so that a
+/// timer's action (a page sequence's backoff ending) admits the request at once, on its own thread,
 /// and the waiting task collects the outcome when it resumes.
 package struct AdmittedRequest<Value: Sendable>: Sendable {
   private let point: SuspensionPoint

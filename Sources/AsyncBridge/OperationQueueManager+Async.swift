@@ -104,7 +104,7 @@ extension OperationQueueManager {
   /// while it is in flight, and returns its value.
   ///
   /// As ``run(key:priority:timeout:whenAbandoned:_:)-(Never?,_,_,_,_)``, plus coalescing: a
-  /// call whose key is in flight joins that run without building an operation, and releases its
+  /// call whose key is in flight joins that run without building an operation, and drops its
   /// own `body` (never run) before it waits. Cancelling the calling task (or its `timeout`
   /// passing) leaves the shared run, cancelling it only when nobody else waits and no caller's
   /// `whenAbandoned` asks to keep it. `forget(key:)` makes the next call with `key` start a

@@ -71,9 +71,9 @@ extension OperationQueueManager {
     ).value(as: Value.self, failure: Failure.self)
   }
 
-  /// ``outcome(of:priority:timeout:whenAbandoned:)`` for a caller that observes progress: its waiter hands
-  /// `onProgress` the progress of the work it waits on, and closes it before the outcome. A
-  /// separate path, so a caller that observes nothing pays nothing for it.
+  /// ``outcome(of:priority:timeout:whenAbandoned:)`` for a caller that observes progress: its
+  /// waiter hands `onProgress` the progress of the work it waits on, and closes it before the
+  /// outcome. A separate path, so a caller that observes nothing pays nothing for it.
   @usableFromInline
   func observedOutcome<Value, Failure>(
     of operation: consuming ConcurrentOperation<Value, Failure>,

@@ -13,10 +13,10 @@ import Foundation
 /// reports medians. The table (or, with `json`, exactly one JSON object) goes to standard
 /// output; progress goes to standard error.
 ///
-/// `memory` runs first on purpose: it reads the process's peak resident set size (`VmHWM`),
-/// which is process-wide, and the later scenarios' storms of 10,000 to 100,000 tasks leave the
-/// allocator holding memory that `malloc_trim` cannot hand back (docs/PERFORMANCE.md). Run
-/// first, its peak is its own operations' plus the runtime's and Foundation's. It still returns freed heap to the
+/// `memory` runs first on purpose: it reads the process's peak resident set size (`VmHWM`), which
+/// is process-wide, and the later scenarios' storms of 10,000 to 100,000 tasks leave the allocator
+/// holding memory that `malloc_trim` cannot hand back (docs/PERFORMANCE.md). Run first, its peak is
+/// its own operations' plus the runtime's and Foundation's. It still returns freed heap to the
 /// system (`malloc_trim`) and resets the peak through `/proc/self/clear_refs` when the kernel
 /// allows it (`peak_reset`), so that it measures the same under `BENCH_ONLY`.
 public enum Benchmark {
@@ -117,9 +117,9 @@ extension Benchmark {
     /// Whether the suite runs at about a tenth of its scale.
     let quick: Bool
 
-    /// Measured rounds per scenario (after one warm-up round): 11 at full scale, 5 (the least
-    /// the spec allows) in quick mode. On a shared 2-core machine one round's paired ratio
-    /// ranges over ±30%; the median of 11 moves far less from run to run than that of 5.
+    /// Measured rounds per scenario (after one warm-up round): 11 at full scale, 5 in quick
+    /// mode. One round's paired ratio spreads widely on a shared machine (docs/PERFORMANCE.md);
+    /// the median of 11 moves far less from run to run than that of 5.
     var rounds: Int { quick ? 5 : 11 }
 
     /// `full` at full scale, a tenth of it (at least 1) in quick mode.

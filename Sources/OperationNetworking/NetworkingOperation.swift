@@ -68,10 +68,10 @@ let dataTaskCancellationQueue = DispatchQueue(
 /// `URLSession.makeNetworkingSession(timeout:maximumConnectionsPerHost:)` made, the body arrives
 /// chunk by chunk and is stopped (its data task cancelled) at the first chunk past the limit, or at
 /// the response's head when the announced `Content-Length` is over it, before any of the body:
-/// `byteCount` is then the announced length, else the bytes received. A body that never ends fails this way too, instead of filling
-/// memory until a timeout. Through any other session the data task has a completion handler, and
-/// URLSession buffers the whole body before the limit is checked: the limit then bounds what is
-/// decoded, not what is downloaded.
+/// `byteCount` is then the announced length, else the bytes received. A body that never ends fails
+/// this way too, instead of filling memory until a timeout. Through any other session the data task
+/// has a completion handler, and URLSession buffers the whole body before the limit is checked: the
+/// limit then bounds what is decoded, not what is downloaded.
 open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation<Value, any Error>,
   @unchecked Sendable
 {
@@ -127,9 +127,9 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
   ///   - decoder: Decodes the body, and the server error body.
   ///   - maxResponseBytes: The largest body accepted; 10 MiB by default. Below zero counts
   ///     as zero.
-  ///   - serverErrorType: The error body the server sends with failing statuses; when a
-  ///     non-2xx body decodes as this type, ``NetworkingError/badStatus(statusCode:serverError:bodyExcerpt:)``
-  ///     carries it.
+  ///   - serverErrorType: The error body the server sends with failing statuses; when a non-2xx
+  ///     body decodes as this type,
+  ///     ``NetworkingError/badStatus(statusCode:serverError:bodyExcerpt:)`` carries it.
   ///   - retryPolicy: Which failed attempts to send again, and when; none by default.
   ///   - coalescing: Which operations join this one; by default identical `GET`/`HEAD`
   ///     requests (see ``RequestCoalescing/automatic``).

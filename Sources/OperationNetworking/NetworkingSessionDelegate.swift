@@ -14,7 +14,7 @@ import OperationCore
 /// On swift-corelibs-foundation 6.3.1 a data task created with a completion handler buffers its
 /// whole body and shows nothing of its progress until it ends (`countOfBytesReceived` stays 0;
 /// per-task delegates are ignored): a body that never ends grows until the request times out
-/// (7 GB in 30 s from a loopback server). A task created without one hands its body to the
+/// (docs/PLATFORM-NOTES.md). A task created without one hands its body to the
 /// session's delegate chunk by chunk, on the session's delegate queue.
 ///
 /// Tasks this delegate was not told about (created on the session by other code) are ignored.

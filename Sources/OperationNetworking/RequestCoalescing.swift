@@ -7,11 +7,10 @@ import Foundation
 /// Which ``NetworkingOperation``s share one HTTP exchange.
 ///
 /// Keys are namespaced by the operation's class and value type (see `CoalescingKey`), so two
-/// operation types requesting the same URL never join each other. Operations that join share
-/// the first one's session, decoder, size limit, server error type, retry policy (so its
-/// attempts too) and `timeout`: give operations that differ in those a different class or their
-/// own key.
-/// For a key of your own (to coalesce `POST`s you know are idempotent, say), use
+/// operation types requesting the same URL never join each other. Operations that join share the
+/// first one's session, decoder, size limit, server error type, retry policy (so its attempts too)
+/// and `timeout`: give operations that differ in those a different class or their own key. For a
+/// key of your own (to coalesce `POST`s you know are idempotent, say), use
 /// ``NetworkingOperation/init(request:session:decoder:maxResponseBytes:serverErrorType:retryPolicy:coalescingKey:)``.
 public enum RequestCoalescing: Sendable {
   /// The default. `GET` and `HEAD` requests join an identical one in flight: same method,

@@ -61,8 +61,9 @@ public struct RetryPolicy: Sendable {
   /// that end each wait by hand.
   package var scheduler: (any RetryScheduler)?
 
-  /// Creates a policy; ``exponential(maxAttempts:initialDelay:multiplier:maxDelay:jitter:shouldRetry:)``
-  /// offers defaults for each value.
+  /// Creates a policy;
+  /// ``exponential(maxAttempts:initialDelay:multiplier:maxDelay:jitter:shouldRetry:)`` offers
+  /// defaults for each value.
   ///
   /// - Parameters:
   ///   - maxAttempts: Attempts in all, the first included; 1 means no retry.

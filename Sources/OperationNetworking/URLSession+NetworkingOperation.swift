@@ -32,7 +32,7 @@ extension URLSession {
   ///   for "none", say) traps in swift-corelibs-foundation's conversion when a request starts.
   /// - Parameter maximumConnectionsPerHost: How many connections to one host the session opens
   ///   at once, at least 1; nil keeps the platform's default (6, which swift-corelibs-foundation
-  ///   enforces: 64 requests of 200 ms each to one host take 2.2 s). Raise it for wide fan-outs.
+  ///   enforces; docs/PLATFORM-NOTES.md). Raise it for wide fan-outs.
   /// - Returns: A new session; keep it for the life of the feature that uses it.
   public static func makeNetworkingSession(
     timeout: Duration = .seconds(30), maximumConnectionsPerHost: Int? = nil

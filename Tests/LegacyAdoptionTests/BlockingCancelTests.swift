@@ -150,7 +150,7 @@ final class BlockingHookOperation: ConcurrentOperation<Int, any Error>, @uncheck
   }
 }
 
-/// A legacy operation whose `cancel()` blocks until `gate` opens.
+/// A foreign operation whose `cancel()` blocks until `gate` opens.
 final class BlockingCancelOperation: LegacyConcurrentOperation<LegacyUser>, @unchecked Sendable {
   let userID: Int
   private let service: ManualUserService

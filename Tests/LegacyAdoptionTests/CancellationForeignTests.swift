@@ -5,7 +5,7 @@ import OperationCore
 import TestSupport
 import Testing
 
-/// Cancelling callers of legacy operations: per-waiter, the legacy `cancel()` that finishes a
+/// Cancelling callers of foreign operations: per-waiter, the legacy `cancel()` that finishes a
 /// pending operation, cancel-all, and operations that never check `isCancelled`.
 @Suite struct CancellationForeignTests {
   @Test func anAlreadyCancelledTaskEnqueuesNothing() async {
@@ -28,7 +28,7 @@ import Testing
     #expect(await eventually(within: .seconds(30)) { manager.outstandingOperationCount == 1 })
     task.cancel()
     #expect(await error(of: task) is CancellationError)
-    // The adapter finishes once its queue starts it; then the legacy operation is cancelled
+    // The adapter finishes once its queue starts it; then the foreign operation is cancelled
     // (its `cancel()` finishes it at once, outside any queue).
     manager.isSuspended = false
     #expect(await becomesIdle(manager, within: .seconds(30)))
@@ -48,7 +48,7 @@ import Testing
         FetchTitlesOperation(site: "\(round)-\(index)", service: ManualQuestionService())
       }
       let waiters = pending.map { fetch in Task { try await manager.perform(fetch) } }
-      // Half the rounds cancel the legacy operations themselves (their `cancel()` finishes
+      // Half the rounds cancel the foreign operations themselves (their `cancel()` finishes
       // them while pending), half cancel the awaiting tasks.
       if round.isMultiple(of: 2) {
         #expect(await eventually(within: .seconds(30)) { manager.outstandingOperationCount == 4 })

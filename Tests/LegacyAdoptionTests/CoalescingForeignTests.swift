@@ -5,7 +5,7 @@ import OperationCore
 import TestSupport
 import Testing
 
-/// Coalescing legacy operations that carry no key of their own.
+/// Coalescing foreign operations that carry no key of their own.
 @Suite struct CoalescingForeignTests {
   /// 1,000 callers, half completion handlers and half awaiting tasks, each with its own legacy
   /// operation under one key: one request, one value for all.

@@ -6,7 +6,7 @@ import OperationCore
 import TestSupport
 import Testing
 
-/// Legacy operations that take their completion handler at init (shape 0), built by the
+/// Foreign operations that take their completion handler at init (shape 0), built by the
 /// manager around a handler of its own: `perform { complete in … }`,
 /// `perform(coalescingKey:) { complete in … }` and `enqueue(coalescingKey:_:completion:)`.
 @Suite struct CompletionHandlerShapeTests {
@@ -264,7 +264,7 @@ import Testing
 
   /// A request that hands over an operation already built (step 1) and joins work in flight
   /// drops it: the operation is cancelled and started so that it ends without running, and
-  /// its own handler gets its own cancellation error. MIGRATING.md lists it as a migration
+  /// its own handler gets its own cancellation error. docs/MIGRATING.md lists it as a migration
   /// hazard; the closure shape, whose joiner builds nothing, gives every caller the value.
   @Test func aDroppedBuiltOperationsOwnHandlerGetsItsCancellation() async {
     let manager = OperationQueueManager()

@@ -5,7 +5,7 @@ import OperationCore
 import TestSupport
 import Testing
 
-/// `perform` on legacy operations left untouched (shape 1, `BlockOperation`s).
+/// `perform` on foreign operations left untouched (shape 1, `BlockOperation`s).
 @Suite struct PerformForeignTests {
   @Test func awaitsABlockOperationUntilItHasRun() async {
     let manager = OperationQueueManager()
@@ -60,7 +60,7 @@ import Testing
   }
 
   @Test func anOutcomeOfNilIsATypedError() async {
-    /// A legacy operation that finishes without storing a result.
+    /// A foreign operation that finishes without storing a result.
     final class Forgetful: ResultOperation<Int>, ResultProducingOperation, @unchecked Sendable {
       var outcome: Result<Int, any Error>? { result }
       override func main() { finish() }

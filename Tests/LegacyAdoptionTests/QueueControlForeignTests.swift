@@ -5,7 +5,7 @@ import OperationCore
 import TestSupport
 import Testing
 
-/// Queue control over legacy operations: width, suspension, priorities, dependencies, and the
+/// Queue control over foreign operations: width, suspension, priorities, dependencies, and the
 /// chained legacy variant; events of foreign work.
 @Suite struct QueueControlForeignTests {
   @Test func aWidthOfOneRunsLegacyOperationsOneAtATime() async {
@@ -62,11 +62,11 @@ import Testing
     #expect(await error(of: task) as? LegacyAPIError == .notFound)
   }
 
-  /// A legacy operation whose dependency finishes on another queue runs once the dependency
+  /// A foreign operation whose dependency finishes on another queue runs once the dependency
   /// has finished, every time. corelibs marks the dependents of a finished operation ready one
-  /// after another, so the adapter (which shares the dependency) may start a moment before
-  /// the legacy operation is marked ready; that failed 31–38 awaits in 200 with `notReady`
-  /// until the adapter checked again.
+  /// after another, so the adapter (which shares the dependency) may start a moment before the
+  /// foreign operation is marked ready: the adapter checks its readiness again before it
+  /// reports `notReady`.
   @Test func aDependencyFinishingOnAnotherQueueNeverMakesItNotReady() async {
     let manager = OperationQueueManager()
     let elsewhere = OperationQueue()
@@ -130,7 +130,7 @@ import Testing
   }
 
   /// Foreign work publishes the events of its adapter, in the core's grammar:
-  /// `enqueued (joined)* started (joined)* <one terminal>`, named after the legacy operation.
+  /// `enqueued (joined)* started (joined)* <one terminal>`, named after the foreign operation.
   @Test func foreignWorkPublishesItsLifecycleInOrder() async {
     let manager = OperationQueueManager()
     let events = EventLog(manager)

@@ -8,9 +8,9 @@ import Synchronization
 
 /// Lines two threads up before each round of a race, so their next steps overlap in time.
 ///
-/// Spins (yielding the processor now and then) instead of blocking, so both threads leave the barrier at
-/// nearly the same moment. Use it only between dedicated threads, for a bounded number of
-/// short rounds.
+/// Spins (yielding the processor now and then) instead of blocking, so both threads leave the
+/// barrier at nearly the same moment. Use it only between dedicated threads, for a bounded number
+/// of short rounds.
 public final class SpinBarrier: Sendable {
   private let arrivals = Atomic<Int>(0)
   private let parties: Int

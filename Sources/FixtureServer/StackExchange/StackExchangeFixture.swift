@@ -4,14 +4,14 @@ import LockedValue
 /// An offline stand-in for the StackExchange API 2.3 `/questions` method.
 ///
 /// Serves ``questionCount`` invented questions for any supported site (`stackoverflow`,
-/// `superuser`, `serverfault`, `askubuntu`, `math`, or their domain names), as
-/// gzip-compressed JSON (uncompressed, and sent slowly, while ``pace`` is set) shaped like the
-/// real API: `items`, `has_more`, `quota_max`,
-/// `quota_remaining` and, when set, `backoff` (for every page, or for chosen page numbers, so
-/// a client that follows `has_more` meets a backoff on its way). Parameters: `site` (required), `pagesize`
-/// 1…100 (default 30), `page` ≥ 1 (default 1), `sort` `activity`|`creation`|`votes` (default
-/// `activity`), `order` `desc`|`asc` (default `desc`). Errors use the real API's JSON error
-/// body with status 400 (bad parameter, quota exhausted) or 404 (unknown method).
+/// `superuser`, `serverfault`, `askubuntu`, `math`, or their domain names), as gzip-compressed JSON
+/// (uncompressed, and sent slowly, while ``pace`` is set) shaped like the real API: `items`,
+/// `has_more`, `quota_max`, `quota_remaining` and, when set, `backoff` (for every page, or for
+/// chosen page numbers, so a client that follows `has_more` meets a backoff on its way).
+/// Parameters: `site` (required), `pagesize` 1…100 (default 30), `page` ≥ 1 (default 1), `sort`
+/// `activity`|`creation`|`votes` (default `activity`), `order` `desc`|`asc` (default `desc`).
+/// Errors use the real API's JSON error body with status 400 (bad parameter, quota exhausted) or
+/// 404 (unknown method).
 ///
 /// ```swift
 /// let fixture = StackExchangeFixture(latency: .milliseconds(50))
@@ -93,9 +93,9 @@ public final class StackExchangeFixture: Sendable {
     set { state.withLock { $0.pageBackoffs = newValue } }
   }
 
-  /// When set, every response is sent uncompressed, with its `Content-Length`, `chunkSize`
-  /// bytes at a time with `interval` between sends (``FixtureResponse/Fault/paced(chunkSize:interval:)``):
-  /// a page that takes long to arrive, whose progress a client can follow. May be changed while
+  /// When set, every response is sent uncompressed, with its `Content-Length`, `chunkSize` bytes at
+  /// a time with `interval` between sends (``FixtureResponse/Fault/paced(chunkSize:interval:)``): a
+  /// page that takes long to arrive, whose progress a client can follow. May be changed while
   /// serving.
   public var pace: (chunkSize: Int, interval: Duration)? {
     get { state.withLock { $0.pace } }

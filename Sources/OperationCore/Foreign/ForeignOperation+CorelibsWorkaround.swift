@@ -9,8 +9,8 @@ import Foundation
 // checks again shortly, a bounded number of times.
 
 extension ForeignAdapter {
-  /// Starts the foreign operation once it is ready; one that stays not ready, or has an
-  /// unfinished dependency (added after the request), is ``ForeignOperationError/notReady(operationName:)``.
+  /// Starts the foreign operation once it is ready; one that stays not ready, or has an unfinished
+  /// dependency (added after the request), is ``ForeignOperationError/notReady(operationName:)``.
   func startWhenReady(_ foreign: Operation, checksLeft: Int = 100) {
     guard foreign.isReady else {
       guard checksLeft > 0, foreign.dependencies.allSatisfy(\.isFinished) else {

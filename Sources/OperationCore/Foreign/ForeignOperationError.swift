@@ -8,7 +8,7 @@ public enum ForeignOperationError: Error, Sendable, Equatable, CustomStringConve
   /// it was not started: starting an operation that is not ready traps inside Foundation.
   case notReady(operationName: String)
   /// The operation a request built around the manager's completion handler
-  /// (`perform { complete in … }`) released that handler without calling it.
+  /// (`perform { complete in … }`) let that handler be freed without calling it.
   case completionHandlerReleased(operationName: String)
 
   /// A one-line description such as `LegacyFetch finished without an outcome`.

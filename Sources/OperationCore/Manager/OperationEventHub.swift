@@ -51,6 +51,7 @@ package final class OperationEventHub: Sendable {
   private let subscribers = Locked(Subscribers())
   private let subscriberCount = Atomic<Int>(0)
 
+  /// A hub nobody subscribes to yet.
   package init() {}
 
   /// Whether anybody listens; claims skip looking up an audience when nobody does.

@@ -54,7 +54,8 @@ extension OperationQueueManager {
   /// the untyped one.
   ///
   /// - Parameters:
-  ///   - operation: The work; see ``enqueue(_:priority:callbackQueue:completion:)-(_,_,_,(Result<Value,Error>)->Void)``.
+  ///   - operation: The work; see
+  ///     ``enqueue(_:priority:callbackQueue:completion:)-(_,_,_,(Result<Value,Error>)->Void)``.
   ///   - priority: The queue priority; joining raises a pending operation's priority to it.
   ///   - callbackQueue: Where to call `completion`; nil calls it on the settling thread.
   ///   - completion: Called exactly once.
@@ -119,8 +120,8 @@ extension OperationQueueManager {
   /// wants the value, the operation is cancelled, unless a caller's `policy` (this waiter's
   /// here) asked to keep it (``AbandonmentPolicy``).
   ///
-  /// An `operation` that joins work in flight is dropped and always follows that work
-  /// (see ``ConcurrentOperation/join(_:follower:)``): it is released with the work's outcome, whoever
+  /// An `operation` that joins work in flight is dropped and always follows that work (see
+  /// ``ConcurrentOperation/join(_:follower:)``): it is released with the work's outcome, whoever
   /// holds it. Nothing here asks whether anybody does.
   @usableFromInline
   package func admit<Value, Failure>(

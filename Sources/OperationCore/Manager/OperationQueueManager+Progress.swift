@@ -43,8 +43,9 @@ extension OperationQueueManager {
   }
 
   /// Enqueues `operation`, or joins an identical one in flight, calls `onProgress` with the
-  /// progress of the work as it goes, and calls `completion` once with the typed result (see
-  /// the untyped ``enqueue(_:priority:callbackQueue:onProgress:completion:)-(_,_,_,_,(Result<Value,Error>)->Void)``).
+  /// progress of the work as it goes, and calls `completion` once with the typed result (see the
+  /// untyped
+  /// ``enqueue(_:priority:callbackQueue:onProgress:completion:)-(_,_,_,_,(Result<Value,Error>)->Void)``).
   ///
   /// - Parameters:
   ///   - operation: The work, coalesced by its key.

@@ -187,9 +187,9 @@ public final class OperationQueueManager: @unchecked Sendable {
     outstandingOperationCount == 0 && pendingCallbacks.load(ordering: .sequentiallyConsistent) == 0
   }
 
-  /// If set, an operation executing for longer than this is reported with a `stalled` event,
-  /// once: the sign of a subclass that never calls `finish`. Pair it with a ``ConcurrentOperation/timeout``
-  /// to also free the queue slot.
+  /// If set, an operation executing for longer than this is reported with a `stalled` event, once:
+  /// the sign of a subclass that never calls `finish`. Pair it with a
+  /// ``ConcurrentOperation/timeout`` to also free the queue slot.
   public var stallThreshold: Duration? {
     get {
       // Read on every start: no lock unless a threshold was ever set.

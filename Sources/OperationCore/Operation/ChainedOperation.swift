@@ -10,7 +10,9 @@ import LockedValue
 ///
 /// ```swift
 /// final class Decode: ChainedOperation<Data, Page, any Error>, @unchecked Sendable {
-///   override func main(input: Data) { finish(with: Result { try decoder.decode(Page.self, from: input) }) }
+///   override func main(input: Data) {
+///     finish(with: Result { try decoder.decode(Page.self, from: input) })
+///   }
 /// }
 /// let download = Download(url)
 /// manager.enqueue(download)

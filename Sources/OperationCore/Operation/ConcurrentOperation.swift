@@ -22,12 +22,12 @@ import Synchronization
 /// outcome, whatever the race between finishing, cancelling, timing out and late joiners. A
 /// second `finish` is a no-op.
 ///
-/// **Cancellation.** ``cancel()`` is always safe. It delivers cancellation to every waiter at
-/// once, calls ``operationWasCancelled()`` if the work had started, and releases the queue slot
-/// (unless ``finishesImmediatelyWhenCancelled`` is false). An operation its queue has not
-/// started yet is released (reports `isFinished`) only when the queue starts it: releasing it
-/// earlier hangs swift-corelibs-foundation's queue (see docs/RELIABILITY.md). Waiters do not wait for that;
-/// they are resumed at once.
+/// **Cancellation.** ``cancel()`` is always safe. It delivers cancellation to every waiter at once,
+/// calls ``operationWasCancelled()`` if the work had started, and releases the queue slot (unless
+/// ``finishesImmediatelyWhenCancelled`` is false). An operation its queue has not started yet is
+/// released (reports `isFinished`) only when the queue starts it: releasing it earlier hangs
+/// swift-corelibs-foundation's queue (see docs/RELIABILITY.md). Waiters do not wait for that; they
+/// are resumed at once.
 ///
 /// **Readiness.** `isReady` is `Operation`'s own, so dependencies work as usual; a cancelled
 /// operation becomes ready at once and is released without running ``main()``.
@@ -100,7 +100,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// True once the operation has released its queue slot.
   open override var isFinished: Bool { state.withLock { $0.isFinished } }
 
-  /// True once the operation was cancelled or timed out before it finished (also when its
+  /// True once the operation was cancelled or timed out before it settled (also when its
   /// upstream's cancellation reached it, for a ``ChainedOperation``).
   open override var isCancelled: Bool { state.withLock { $0.isCancelled } }
 
@@ -305,9 +305,9 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     }
   }
 
-  /// ``join(_:follower:whenAbandoned:)`` for a request asking for `priority`: also returns the work's new
-  /// queue priority if the request raised it, which the caller applies (``apply(_:)``) once
-  /// the manager's lock is released.
+  /// ``join(_:follower:whenAbandoned:)`` for a request asking for `priority`: also returns the
+  /// work's new queue priority if the request raised it, which the caller applies (``apply(_:)``)
+  /// once the manager's lock is released.
   final func join(
     _ waiter: OperationWaiter?, follower: ConcurrentOperation<Value, Failure>?,
     priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy

@@ -5,11 +5,14 @@
 /// the two `value(as:)` methods.
 @usableFromInline
 package enum ErasedOutcome: Sendable {
+  /// It produced a value, boxed.
   case success(any ValueBoxing)
+  /// It failed with its own error.
   case failure(any Error)
+  /// It was cancelled.
   case cancelled
-  // Boxed: an error description is larger than the other payloads, and outcomes sit in every
-  // awaiting task's frames.
+  /// Its timeout expired. Boxed: an error description is larger than the other payloads, and
+  /// outcomes sit in every awaiting task's frames.
   indirect case timedOut(OperationTimeoutError)
 
   /// The event kind that reports this outcome.

@@ -24,8 +24,9 @@ public protocol OperationFailure: Error {
   init(timeout: OperationTimeoutError)
 }
 
-/// The error delivered when a time limit expires: the operation's own ``ConcurrentOperation/timeout``
-/// (every waiter gets it) or one caller's deadline (only that caller leaves; see ``scope``).
+/// The error delivered when a time limit expires: the operation's own
+/// ``ConcurrentOperation/timeout`` (every waiter gets it) or one caller's deadline (only that
+/// caller leaves; see ``scope``).
 ///
 /// It is distinct from `CancellationError`: a caller can tell "I gave up" from "the work hung".
 public struct OperationTimeoutError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,9 +1,13 @@
 /// How an operation ended, before it is mapped to a caller's error type.
 @usableFromInline
 package enum OperationOutcome<Value: Sendable, Failure: Error>: Sendable {
+  /// It produced a value.
   case success(Value)
+  /// It failed with its own error.
   case failure(Failure)
+  /// It was cancelled.
   case cancelled
+  /// Its timeout expired.
   case timedOut(OperationTimeoutError)
 
   /// The outcome with its value type erased, for storage and delivery.

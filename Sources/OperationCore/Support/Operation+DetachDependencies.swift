@@ -6,7 +6,7 @@ extension Operation {
   ///
   /// On swift-corelibs-foundation each dependency keeps an unretained pointer to its dependents
   /// and follows it when it finishes. An operation that finished before one of its dependencies
-  /// (cancelled, or its callers gone) may have been released by then, and the dependency would
+  /// (cancelled, or its callers gone) may have been freed by then, and the dependency would
   /// touch freed memory. Apple's Foundation needs none of this: there it does nothing, and
   /// `dependencies` stays as the caller set it.
   func detachFromUnfinishedDependencies() {

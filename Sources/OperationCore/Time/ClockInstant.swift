@@ -25,6 +25,7 @@ package struct ClockInstant: Sendable, Hashable, Comparable {
     later.sinceOrigin - earlier.sinceOrigin
   }
 
+  /// Whether `lhs` comes first.
   package static func < (lhs: ClockInstant, rhs: ClockInstant) -> Bool {
     lhs.sinceOrigin < rhs.sinceOrigin
   }

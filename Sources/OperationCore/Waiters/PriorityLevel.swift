@@ -11,6 +11,7 @@ import Foundation
 package enum PriorityLevel: UInt8, Comparable, Sendable {
   /// No stated priority: the caller counts for nothing in the operation's priority.
   case none
+  /// The levels of `Operation.QueuePriority`'s named values, lowest first.
   case veryLow, low, normal, high, veryHigh
 
   /// The level of `priority` (nil: ``none``).
@@ -41,6 +42,7 @@ package enum PriorityLevel: UInt8, Comparable, Sendable {
     }
   }
 
+  /// Whether `lhs` is the lower level.
   @inlinable
   package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -27,7 +27,7 @@ import Testing
     #expect(await becomesIdle(running))
   }
 
-  /// A legacy operation the caller keeps: its adapter, which took over its dependencies, ends
+  /// A foreign operation the caller keeps: its adapter, which took over its dependencies, ends
   /// when the caller's deadline passes, and is released.
   @Test func anAdapterWhoseCallerLeftIsNotTouchedWhenItsDependencyFinishes() async {
     let (dependency, running) = await Self.runningDependency()
@@ -36,14 +36,14 @@ import Testing
     legacy.addDependency(dependency)
     #expect(await Self.isCallerTimeout(performing: legacy, on: waiting, timeout: .milliseconds(1)))
     #expect(await becomesIdle(waiting))
-    // The adapter holds the legacy operation: once it is released, only this test does.
+    // The adapter holds the foreign operation: once it is released, only this test does.
     #expect(await eventually { isKnownUniquelyReferenced(&legacy) })
     dependency.release(1)
     #expect(await becomesIdle(running))
     #expect(legacy.isCancelled)
   }
 
-  /// A legacy operation handed over and not kept: its adapter cancels it (and starts it, so
+  /// A foreign operation handed over and not kept: its adapter cancels it (and starts it, so
   /// it finishes) when its caller's task is cancelled; both are released.
   @Test func aLegacyOperationWhoseCallerLeftIsNotTouchedWhenItsDependencyFinishes() async {
     let (dependency, running) = await Self.runningDependency()
@@ -83,8 +83,8 @@ import Testing
     return operation
   }
 
-  /// A legacy operation depending on `dependency`, recorded as ``instant(dependingOn:recordingIn:)``
-  /// records its operation.
+  /// A foreign operation depending on `dependency`, recorded as
+  /// ``instant(dependingOn:recordingIn:)`` records its operation.
   private static func legacy(
     dependingOn dependency: Operation, recordingIn slot: Locked<WeakReference<Operation>?>
   ) -> BlockOperation {

@@ -62,7 +62,7 @@ import Testing
     #expect(joiner.mainCallCount == 0)
   }
 
-  /// A legacy operation that joins other work under a `coalescingKey` never runs either: when
+  /// A foreign operation that joins other work under a `coalescingKey` never runs either: when
   /// that work ends it is cancelled and started, so it finishes without running and its
   /// dependents run.
   @Test func aLegacyRequestThatJoinedWorkFinishesUnrunOnceThatWorkEnds() async {

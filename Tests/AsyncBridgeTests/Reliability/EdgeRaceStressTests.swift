@@ -9,7 +9,7 @@ import Testing
 /// The races at the edges of the contract: admission against `cancelAllOperations()`, a join
 /// against the finish of the work it joins, a join against the departure of the work's last
 /// caller, and two first enqueues of one key, each checked by ``EventInvariants``; and two
-/// first requests for one legacy operation. Seeded (`RELIABILITY_SEED` replays a run; each
+/// first requests for one foreign operation. Seeded (`RELIABILITY_SEED` replays a run; each
 /// prints its seed) and bounded by a number of rounds and by time; every wait has a deadline
 /// that fails the test instead of hanging it.
 @Suite(.serialized) struct EdgeRaceStressTests {
@@ -237,7 +237,7 @@ import Testing
     #expect(finishedInTime, "the racing threads did not finish in time")
     for problem in problems.withLock({ $0 }).prefix(10) { Issue.record("\(problem)") }
     #expect(runs.value == rounds.value, "an operation ran twice or never")
-    print("two requests for one legacy operation: \(rounds.value) rounds")
+    print("two requests for one foreign operation: \(rounds.value) rounds")
   }
 
   // MARK: Two threads, one race per round

@@ -6,8 +6,8 @@ import TestSupport
 /// A test operation that records what its queue did to it: whether the queue ever started it
 /// (see ``QueueThreadMarker``), how often `main()` ran and on which threads.
 ///
-/// Its value is its serial number and its name is `P<serial>`, so every outcome a waiter
-/// receives (value, `TestFailure.broken(serial)`, `OperationTimeoutError`) names the operation it came from.
+/// Its value is its serial number and its name is `P<serial>`, so every outcome a waiter receives
+/// (value, `TestFailure.broken(serial)`, `OperationTimeoutError`) names the operation it came from.
 final class ProbedOperation: ConcurrentOperation<Int, any Error>, @unchecked Sendable {
   /// How the operation ends once its queue starts it.
   enum Ending: Sendable, Equatable {
