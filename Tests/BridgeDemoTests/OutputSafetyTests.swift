@@ -61,14 +61,16 @@ import Testing
 /// On a terminal: progress for long waits, erased when they end, and help as wide as the
 /// window.
 @Suite(.enabled(if: PseudoTerminal.isAvailable)) struct TerminalTests {
+  /// The wait lasts 2.5 s, so the progress line's first tick (at 1 s) shows even if the
+  /// process is held up for a while around it.
   @Test func progressShowsWhileTheWaitLastsAndIsErasedAfterIt() async throws {
     let output = try await BridgeDemoProcess.run(
-      ["cancel", "--after", "1500"], streams: .terminal(columns: 100))
+      ["cancel", "--after", "2500"], streams: .terminal(columns: 100))
 
     #expect(output.status == 0, "\(output.stdout)")
     #expect(output.stdout.contains("\r\u{1B}[Kbridge-demo: GET http://127.0.0.1:"))
     #expect(output.stdout.contains(" … 1 s"))
-    #expect(output.stdout.contains("\r\u{1B}[Kcancelled the calling task 1500 ms after"))
+    #expect(output.stdout.contains("\r\u{1B}[Kcancelled the calling task 2500 ms after"))
   }
 
   /// A 2 s backoff on page 1 outlasts the progress line's first second.
