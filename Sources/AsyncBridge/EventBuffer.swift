@@ -145,7 +145,7 @@ final class EventBuffer: EventSink {
         if !batch.isEmpty { return .batch(batch) }
         return state.isFinished ? .end : .wait
       case .parked, .waking:
-        preconditionFailure("an OperationEventStream is iterated from more than one task")
+        preconditionFailure("one OperationEventStream iterator is used from two tasks at once")
       case .gone:
         return .end
       }
@@ -164,7 +164,7 @@ final class EventBuffer: EventSink {
         state.consumer = .parked(Parked(continuation, in: self))
         return .none
       case .parked, .waking:
-        preconditionFailure("an OperationEventStream is iterated from more than one task")
+        preconditionFailure("one OperationEventStream iterator is used from two tasks at once")
       case .gone:
         return .some(nil)
       }

@@ -1,4 +1,5 @@
 import OperationCore
+import Synchronization
 
 /// An asynchronous sequence of a manager's lifecycle events: enqueued, joined, started,
 /// finished (with success, failure, cancelled or timed out) and stalled.
@@ -12,6 +13,11 @@ import OperationCore
 /// `events_overhead`, gives both costs). The subscription ends when the iterating task is
 /// cancelled or the stream and its iterator are freed; iteration ends when the manager is freed,
 /// once the buffered events are handed out.
+///
+/// Iterate a stream from one task at a time. A second task that iterates it while the first
+/// still holds its iterator is not refused: its iterator subscribes on its own, from the moment
+/// it is made, so it gets every event published from then on, and none of those buffered for
+/// the first.
 ///
 /// Events of different operations interleave freely. One operation's events always come in
 /// lifecycle order, `enqueued`, `joined`…, `started`, `joined`…, then exactly one `finished` (with
@@ -30,21 +36,23 @@ public struct OperationEventStream: AsyncSequence, Sendable {
     subscription = Subscription(hub: hub, bufferSize: Swift.max(1, bufferSize))
   }
 
-  /// Makes the iterator. Iterate from one task.
+  /// Makes an iterator: one that reads the stream's own subscription (every event since
+  /// ``OperationQueueManager/makeEvents(bufferSize:)``), or, while another iterator holds that,
+  /// one with a subscription of its own, starting now.
   public func makeAsyncIterator() -> Iterator {
-    Iterator(subscription: subscription)
+    Iterator(claim: subscription.claim())
   }
 
   /// Hands out a stream's events, taking them from its buffer a batch at a time.
   public struct Iterator: AsyncIteratorProtocol {
     /// The subscription the events come from.
-    @usableFromInline let subscription: Subscription
+    @usableFromInline let claim: Subscription.Claim
     /// The current batch's events not handed out yet, newest first: each is moved out from
     /// the end, not copied.
     @usableFromInline var unread: [OperationEvent] = []
 
-    fileprivate init(subscription: Subscription) {
-      self.subscription = subscription
+    fileprivate init(claim: Subscription.Claim) {
+      self.claim = claim
     }
 
     /// The next event, waiting for one if none is buffered; nil once the manager is freed
@@ -69,12 +77,14 @@ public struct OperationEventStream: AsyncSequence, Sendable {
     @usableFromInline
     mutating func nextBatch(isolation actor: isolated (any Actor)?) async -> OperationEvent? {
       if Task.isCancelled {
-        subscription.end()
+        claim.subscription.end()
         return nil
       }
       if let event = unread.popLast() { return event }
       // The spent batch (empty now) goes back to hold a later one.
-      guard let batch = await subscription.nextBatch(recycling: &unread) else { return nil }
+      guard let batch = await claim.subscription.nextBatch(recycling: &unread) else {
+        return nil
+      }
       // Moved in, not copied: were a second reference to the batch alive, taking the first
       // event out would copy the whole batch, and the copy, too small to recycle, would make
       // the buffer grow its storage again.
@@ -86,22 +96,55 @@ public struct OperationEventStream: AsyncSequence, Sendable {
   }
 }
 
-/// One stream's subscription to a hub: its buffer, and its end when the stream and its
-/// iterators are released or the iterating task is cancelled.
+/// One subscription to a hub: its buffer, and its end when the stream and its iterators are
+/// freed or the iterating task is cancelled.
 @usableFromInline
 final class Subscription: Sendable {
+  /// An iterator's hold on the subscription it reads. Holding the stream's own, it lets it go
+  /// when the iterator (and every copy of it) is freed, for a later iterator to take.
+  @usableFromInline
+  final class Claim: Sendable {
+    let subscription: Subscription
+    private let isTheStreamsOwn: Bool
+
+    fileprivate init(_ subscription: Subscription, isTheStreamsOwn: Bool) {
+      self.subscription = subscription
+      self.isTheStreamsOwn = isTheStreamsOwn
+    }
+
+    deinit { if isTheStreamsOwn { subscription.isIterated.store(false, ordering: .releasing) } }
+  }
+
   let buffer: EventBuffer
   private weak let hub: OperationEventHub?
-  private let id: OperationEventHub.SubscriptionID
+  /// Nil when the hub had gone before this subscription was made.
+  private let id: OperationEventHub.SubscriptionID?
+  private let bufferSize: Int
+  /// Whether an iterator holds this subscription (see ``claim()``).
+  private let isIterated = Atomic<Bool>(false)
 
-  init(hub: OperationEventHub, bufferSize: Int) {
+  /// Subscribes to `hub`; with no hub (the manager has been freed), the subscription is over
+  /// before it begins.
+  init(hub: OperationEventHub?, bufferSize: Int) {
     let buffer = EventBuffer(capacity: bufferSize)
     self.buffer = buffer
     self.hub = hub
-    id = hub.subscribe(OperationEventHub.Subscriber(buffer))
+    self.bufferSize = bufferSize
+    id = hub?.subscribe(OperationEventHub.Subscriber(buffer))
+    if id == nil { buffer.finish() }
   }
 
   deinit { end() }
+
+  /// The subscription a new iterator reads: this one, unless another iterator holds it; then
+  /// a new subscription to the same hub. Two tasks iterating at once never share one buffer,
+  /// which hands each batch to one reader.
+  func claim() -> Claim {
+    let (taken, _) = isIterated.compareExchange(
+      expected: false, desired: true, ordering: .acquiringAndReleasing)
+    if taken { return Claim(self, isTheStreamsOwn: true) }
+    return Claim(Subscription(hub: hub, bufferSize: bufferSize), isTheStreamsOwn: false)
+  }
 
   /// The next batch of events, at least one, waiting for it; nil once the stream has ended.
   func nextBatch(recycling spent: inout [OperationEvent]) async -> [OperationEvent]? {
@@ -122,7 +165,7 @@ final class Subscription: Sendable {
   /// Stops the subscription: the hub forgets it, and a waiting consumer gets the end.
   func end() {
     buffer.terminate()
-    hub?.unsubscribe(id)
+    if let id { hub?.unsubscribe(id) }
   }
 }
 
@@ -138,7 +181,7 @@ extension OperationQueueManager {
   ///
   /// - Parameter bufferSize: How many unread events the stream keeps; beyond that the oldest
   ///   are dropped. Defaults to 1,024; below 1 counts as 1.
-  /// - Returns: The stream. Iterate it from one task.
+  /// - Returns: The stream. Iterate it from one task at a time (see ``OperationEventStream``).
   public func makeEvents(bufferSize: Int = 1024) -> OperationEventStream {
     OperationEventStream(hub: events, bufferSize: bufferSize)
   }

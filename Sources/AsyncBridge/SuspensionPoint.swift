@@ -54,7 +54,7 @@ final class SuspensionPoint: @unchecked Sendable {
   @exclusivity(unchecked) private var continuation: CheckedContinuation<Void, Never>?
   @exclusivity(unchecked) private var handedOver: ErasedOutcome?
 
-  private let registration = Atomic<UInt8>(0)
+  private let registration = Atomic<UInt8>(registering)
   /// What the waiter waits on, which removes it when it leaves.
   @exclusivity(unchecked) private var waitedOn: (any WaiterRemoving)?
   /// The waiter's identity there.

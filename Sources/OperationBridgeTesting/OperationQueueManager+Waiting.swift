@@ -55,7 +55,8 @@ extension OperationQueueManager {
   /// Woken by the manager when its last operation finishes (`waitUntilIdle()`), not by
   /// polling; the bound only turns a hang into a failure.
   ///
-  /// - Parameter bound: The longest time to wait; 30 seconds by default.
+  /// - Parameter bound: The longest time to wait. (It has no default: without one,
+  ///   `waitUntilIdle()` is `AsyncBridge`'s wait, which has no bound.)
   /// - Throws: ``WaitExpired`` when the manager was still busy by then; `CancellationError`
   ///   when the calling task is cancelled.
   public func waitUntilIdle(within bound: Duration) async throws {

@@ -29,10 +29,12 @@ package struct WaitBudget: Sendable {
   }
 }
 
-/// Sleeps, a `tick` at a time (less for the last), until a ``WaitBudget`` of `bound` is spent.
+/// Sleeps, a quarter of a second at a time (less for the last), until a ``WaitBudget`` of
+/// `bound` is spent.
 ///
 /// - Throws: `CancellationError` when the calling task is cancelled.
-package func sleep(spending bound: Duration, tick: Duration = .milliseconds(250)) async throws {
+package func sleep(spending bound: Duration) async throws {
+  let tick = Duration.milliseconds(250)
   var budget = WaitBudget(bound, tick: tick)
   while budget.charge() {
     try await Task.sleep(for: min(tick, budget.left))

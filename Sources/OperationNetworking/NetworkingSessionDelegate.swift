@@ -83,7 +83,7 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
   /// (at the response's head, then after every chunk, outside any lock), and hands its end to
   /// `completion`. Call it before resuming the task.
   func receive(
-    _ task: URLSessionDataTask, limit: Int, progress: ProgressReport? = nil,
+    _ task: URLSessionDataTask, limit: Int, progress: ProgressReport?,
     completion: @escaping Completion
   ) {
     receptions.withLock { receptions in
@@ -194,7 +194,7 @@ final class NetworkingSessionDelegate: NSObject, URLSessionDataDelegate, @unchec
     }
   #endif
 
-  /// Hands a task's end to the completion ``receive(_:limit:completion:)`` was given.
+  /// Hands a task's end to the completion ``receive(_:limit:progress:completion:)`` was given.
   func urlSession(
     _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
   ) {

@@ -32,13 +32,14 @@ import OperationNetworking
 /// longer than `requestTimeout`, and `CancellationError` when cancelled. Nothing is sent when
 /// the call fails with ``QueryError`` or ``BackoffError``.
 ///
-/// **Backoff: fail fast.** When a page carries `"backoff": N`, every call for `/questions` on
-/// that site made within N seconds of its arrival fails at once with ``BackoffError``, whose
-/// `retryAfter` is the time left, without sending a request: the API throttles clients that
-/// ignore a backoff, so the decision to wait stays with the caller. Each caller records the
-/// backoff before it receives the page, so its next call already sees it; callers that shared
-/// the request that carried it all get the page. Each data manager keeps its own backoffs.
-/// ``pages(_:maxPages:)`` reads the same record but waits the backoff out instead of failing.
+/// **Backoff: fail fast.** When a page carries `"backoff": N`, every call for `/questions` on that
+/// site made within N seconds of its arrival fails at once with ``BackoffError``, whose
+/// `retryAfter` is the time left, without sending a request: the API throttles clients that ignore
+/// a backoff, so the decision to wait stays with the caller. Each caller records the backoff before
+/// it receives the page, so its next call already sees it; callers that shared the request that
+/// carried it all get the page. Each data manager keeps its own backoffs.
+/// ``pages(_:maxPages:maxBackoffWait:)`` reads the same record but waits the backoff out instead of
+/// failing.
 public final class QuestionsDataManager: Sendable {
   /// The public StackExchange API, `https://api.stackexchange.com/2.3`.
   public static let stackExchangeAPI = URL(string: "https://api.stackexchange.com/2.3")!

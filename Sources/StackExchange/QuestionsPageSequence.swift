@@ -1,7 +1,7 @@
 import OperationNetworking
 
-/// The pages of a `/questions` query, in order, as ``QuestionsDataManager/pages(_:maxPages:)``
-/// returns them.
+/// The pages of a `/questions` query, in order, as
+/// ``QuestionsDataManager/pages(_:maxPages:maxBackoffWait:)`` returns them.
 ///
 /// Each page is one request through the data manager's `OperationQueueManager`, exactly like
 /// ``QuestionsDataManager/questions(_:)``: identical page requests from other callers share

@@ -38,9 +38,10 @@ struct ConnectionSocket: Sendable {
     }
   }
 
-  /// Reads what is available, blocking until something arrives.
+  /// Reads what is available (up to 16 KiB), blocking until something arrives.
   /// - Returns: the bytes, or `nil` when the peer closed the connection or it failed.
-  func receiveAvailable(maxCount: Int = 16 * 1024) -> [UInt8]? {
+  func receiveAvailable() -> [UInt8]? {
+    let maxCount = 16 * 1024
     var buffer = [UInt8](repeating: 0, count: maxCount)
     while true {
       let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, maxCount, 0) }

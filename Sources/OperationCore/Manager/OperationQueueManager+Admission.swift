@@ -121,7 +121,7 @@ extension OperationQueueManager {
   /// here) asked to keep it (``AbandonmentPolicy``).
   ///
   /// An `operation` that joins work in flight is dropped and always follows that work (see
-  /// ``ConcurrentOperation/join(_:follower:)``): it is released with the work's outcome, whoever
+  /// ``ConcurrentOperation/join(_:follower:priority:whenAbandoned:)``): it is released with the work's outcome, whoever
   /// holds it. Nothing here asks whether anybody does.
   @usableFromInline
   package func admit<Value, Failure>(

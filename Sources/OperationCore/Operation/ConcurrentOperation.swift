@@ -293,21 +293,10 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// neither keeps it from being cancelled nor counts as one of its waiters. Nor is it kept
   /// by it: released by everyone else by then, it has nobody left to tell.
   ///
-  /// `policy` is the waiter's for when every caller has left (see ``AbandonmentPolicy``).
-  final func join(
-    _ waiter: OperationWaiter?, follower: ConcurrentOperation<Value, Failure>? = nil,
-    whenAbandoned policy: AbandonmentPolicy
-  ) -> (OperationStateMachine.Action, EventWakes) {
-    state.withLock { state in
-      let action = state.join(
-        waiter, follower: follower, priority: .none, whenAbandoned: policy)
-      return (action, state.isAnnounced ? publishEvents(of: action, in: &state) : EventWakes())
-    }
-  }
-
-  /// ``join(_:follower:whenAbandoned:)`` for a request asking for `priority`: also returns the
-  /// work's new queue priority if the request raised it, which the caller applies (``apply(_:)``)
-  /// once the manager's lock is released.
+  /// `policy` is the waiter's for when every caller has left (see ``AbandonmentPolicy``), and
+  /// `priority` the queue priority the request asks for: the work's new queue priority is
+  /// returned if the request raised it, for the caller to apply (``apply(_:)``) once the
+  /// manager's lock is released.
   final func join(
     _ waiter: OperationWaiter?, follower: ConcurrentOperation<Value, Failure>?,
     priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy

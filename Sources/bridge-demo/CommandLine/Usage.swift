@@ -10,7 +10,7 @@ enum Usage {
   /// The usage line of `command` (the tool's when nil), as a usage error shows it:
   /// `usage: bridge-demo questions [--base-url <url>] …`, wrapped for `width` columns.
   static func usageLines(
-    for command: Subcommand?, width: Int = Terminal.defaultWidth
+    for command: Subcommand?, width: Int
   ) -> [String] {
     page(for: command).usageLines(prefix: "usage: ", width: width)
   }

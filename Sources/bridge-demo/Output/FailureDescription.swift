@@ -12,10 +12,9 @@ enum FailureDescription {
   ///
   /// Both timeouts read the same and name the limit that expired: the operation's own
   /// (`OperationTimeoutError`) and the session's idle timeout (`URLError` -1001), which is
-  /// `idleTimeout`.
-  static func oneLine(
-    _ error: any Error, idleTimeout: Duration = DemoEnvironment.idleTimeout
-  ) -> String {
+  /// the demo's `DemoEnvironment.idleTimeout`.
+  static func oneLine(_ error: any Error) -> String {
+    let idleTimeout = DemoEnvironment.idleTimeout
     let text: String
     switch error {
     case let error as OperationTimeoutError:
