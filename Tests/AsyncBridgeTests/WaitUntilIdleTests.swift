@@ -113,10 +113,11 @@ import Testing
     #expect(await operation.started.wait())
 
     let waiter = Task { try await manager.waitUntilIdle() }
-    // Let the waiter register before cancelling, so the cancellation handler does the work.
-    try await Task.sleep(for: .milliseconds(20))
+    // Registered before it is cancelled, so that leaving takes it out of the manager's list.
+    #expect(await eventually { manager.idleWaiterCount == 1 })
     waiter.cancel()
     await expectCancellation(of: waiter, within: .seconds(30))
+    #expect(manager.idleWaiterCount == 0)
     #expect(!operation.isCancelled)
     #expect(operation.isExecuting)
     #expect(manager.outstandingOperationCount == 1)

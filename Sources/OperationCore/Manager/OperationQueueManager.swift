@@ -242,6 +242,10 @@ public final class OperationQueueManager: @unchecked Sendable {
     return id
   }
 
+  /// How many idle waiters wait: a test knows from it that a `waitUntilIdle()` caller is
+  /// registered, and so that cancelling it now makes it leave through its removal.
+  package var idleWaiterCount: Int { state.withLock { $0.idleWaiters.count } }
+
   /// What an idle waiter is handed once the manager is idle.
   package static let reachedIdle = ErasedOutcome.success(ValueBox(()))
 }
