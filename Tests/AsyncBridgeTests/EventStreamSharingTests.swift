@@ -81,4 +81,21 @@ import Testing
     #expect(await completing { await reading.value } == true)
     _ = holder
   }
+
+  /// An iterator of its own made while the manager goes (its hub has finished, the hub itself
+  /// still held) ends at once rather than waiting for events that never come.
+  @Test func anIteratorOfItsOwnEndsOnceTheHubHasFinished() async throws {
+    let manager = OperationQueueManager(name: "events.finished")
+    let events = manager.makeEvents()
+    let holder = events.makeAsyncIterator()
+    manager.events.finish()
+    let own = events.makeAsyncIterator()
+    let reading = Task {
+      var own = own
+      return await own.next() == nil
+    }
+    #expect(await completing { await reading.value } == true)
+    #expect(!manager.events.hasSubscribers)
+    _ = holder
+  }
 }

@@ -40,6 +40,8 @@ package final class OperationEventHub: Sendable {
     /// The subscribers alone, rebuilt on every change, so a claim copies it with one retain.
     var audience = EventAudience(subscribers: [])
     var nextID: SubscriptionID = 0
+    /// The manager has gone: a later subscriber's stream ends at once.
+    var isFinished = false
 
     /// Rebuilds the audience after `list` changed, and publishes the new count.
     mutating func listChanged(count: borrowing Atomic<Int>) {
@@ -65,15 +67,22 @@ package final class OperationEventHub: Sendable {
   }
 
   /// Delivers the events of operations claimed from now on to `subscriber`, on the publishing
-  /// thread.
+  /// thread. Once the hub has finished (its manager is gone), the subscriber is finished at
+  /// once instead.
   package func subscribe(_ subscriber: Subscriber) -> SubscriptionID {
-    subscribers.withLock { state in
+    let (id, isFinished) = subscribers.withLock { state in
       let id = state.nextID
       state.nextID += 1
+      if state.isFinished { return (id, true) }
       state.list.append((id, subscriber))
       state.listChanged(count: subscriberCount)
-      return id
+      return (id, false)
     }
+    if isFinished {
+      subscriber.isSubscribed.store(false, ordering: .relaxed)
+      subscriber.sink.finish()
+    }
+    return id
   }
 
   /// Ends a subscription; later events are not delivered to it.
@@ -93,6 +102,7 @@ package final class OperationEventHub: Sendable {
     let list = subscribers.withLock { state in
       defer {
         state.list = []
+        state.isFinished = true
         state.listChanged(count: subscriberCount)
       }
       return state.list
