@@ -37,8 +37,8 @@ public struct OperationEventStream: AsyncSequence, Sendable {
   }
 
   /// Makes an iterator: one that reads the stream's own subscription (every event since
-  /// ``OperationQueueManager/makeEvents(bufferSize:)``), or, while another iterator holds that,
-  /// one with a subscription of its own, starting now.
+  /// `makeEvents(bufferSize:)`), or, while another iterator holds that, one with a subscription of
+  /// its own, starting now.
   public func makeAsyncIterator() -> Iterator {
     Iterator(claim: subscription.claim())
   }

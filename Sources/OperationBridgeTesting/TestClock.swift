@@ -47,8 +47,9 @@ public final class TestClock: Clock, SchedulerDrivingClock, @unchecked Sendable 
   /// The time the clock was advanced by since it was made.
   public var elapsed: Duration { state.withLock { $0.now } }
 
-  /// Suspends until ``advance(by:)`` reaches `deadline`; throws `CancellationError` at once
-  /// when the task is cancelled.
+  /// Suspends until ``advance(by:)`` reaches `deadline`, or returns at once when the clock has
+  /// reached it already (as every clock's sleep does: code under test that sleeps for zero
+  /// never waits for the test); throws `CancellationError` at once when the task is cancelled.
   ///
   /// The advance that reaches `deadline` resumes the sleeping task; the code after the sleep
   /// runs on that task's executor afterwards, not before the advance returns.
@@ -64,7 +65,7 @@ public final class TestClock: Clock, SchedulerDrivingClock, @unchecked Sendable 
 
   /// Moves the clock forward by `duration`, firing every timer due by then. A duration of
   /// zero (or less) leaves the clock where it is and fires what is due now, such as a deadline
-  /// of zero.
+  /// of zero. The clock stops at ``latest``: an advance past it ends there.
   ///
   /// When it returns:
   /// - Every timer on this clock due at or before the new time has fired, in due order (ties
@@ -103,9 +104,14 @@ public final class TestClock: Clock, SchedulerDrivingClock, @unchecked Sendable 
     fire(through: duration)
   }
 
+  /// The furthest the clock goes from its start: `Int64.max` seconds (about 292 billion years),
+  /// so that advancing never overflows `Duration`.
+  public static let latest = Duration.seconds(Int64.max)
+
   /// The synchronous body of ``advance(by:)``.
   private func fire(through duration: Duration) {
-    let target = elapsed + max(duration, .zero)
+    let now = elapsed
+    let target = duration >= Self.latest - now ? Self.latest : now + max(duration, .zero)
     while let (scheduler, due) = earliestScheduler(dueBy: target) {
       state.withLock { $0.now = max($0.now, due) }
       scheduler.fireDue()

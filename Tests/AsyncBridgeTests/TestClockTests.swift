@@ -109,6 +109,35 @@ import Testing
     #expect(clock.pendingTimers == 0)
   }
 
+  /// A sleep to an instant the clock has reached returns without an advance, as a real clock's
+  /// does; cancelled, it throws.
+  @Test func sleepingUntilAReachedInstantReturnsAtOnce() async throws {
+    let clock = TestClock()
+    await clock.advance(by: .seconds(5))
+    let sleeps = Task {
+      try await clock.sleep(until: clock.now)
+      try await clock.sleep(for: .zero)
+      try await clock.sleep(until: TestClock.Instant(offset: .seconds(-1)))
+    }
+    let returned = await completing { (try? await sleeps.value) != nil }
+    #expect(returned == true)
+    #expect(clock.pendingTimers == 0)
+    let cancelled = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      try await clock.sleep(for: .zero)
+    }
+    await #expect(throws: CancellationError.self) { try await cancelled.value }
+  }
+
+  /// Advancing never overflows: the clock stops at its latest instant.
+  @Test func advancingPastTheLatestInstantStopsThere() async {
+    let clock = TestClock()
+    for _ in 0..<20 { await clock.advance(by: .seconds(Int64.max)) }
+    #expect(clock.elapsed == TestClock.latest)
+    await clock.advance(by: .seconds(1))
+    #expect(clock.elapsed == TestClock.latest)
+  }
+
   @Test func waitExpiredSaysWhatDidNotHappen() {
     let error = WaitExpired(condition: "3 callers for Lookup[7] on t", bound: .seconds(30))
     #expect(error.description == "3 callers for Lookup[7] on t did not happen within 30.0 seconds")
