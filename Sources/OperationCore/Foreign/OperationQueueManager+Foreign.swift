@@ -1,11 +1,13 @@
 import Foundation
 
 extension OperationQueueManager {
-  /// Runs `operation` (any `Operation`) on this manager's queue, or joins the same work in
-  /// flight, and calls `completion` once it has finished: success, or `CancellationError` if it
-  /// was cancelled. Its adapter goes into the queue and starts it, so queue control and
-  /// dependencies apply; its `completionBlock` is left alone. Hand over an operation nobody else
-  /// enqueued or started; docs/CANCELLATION.md says what cancellation does to foreign work.
+  /// Runs `operation` (any `Operation`) on this manager's queue, or joins the same work in flight,
+  /// and calls `completion` once it has finished: success, or `CancellationError` if it was
+  /// cancelled. Its adapter goes into the queue and starts it, so queue control and dependencies
+  /// apply; its `completionBlock` is left alone. Hand over an operation nobody else enqueued or
+  /// started, and enqueue it nowhere else afterwards: Foundation stops the process when an
+  /// operation waiting in a queue is started (docs/MIGRATING.md). docs/CANCELLATION.md says what
+  /// cancellation does to foreign work.
   ///
   /// - Parameters:
   ///   - operation: The work. One that has already finished is not run again.

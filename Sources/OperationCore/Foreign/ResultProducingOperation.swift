@@ -11,9 +11,10 @@ import Foundation
 /// let page = try await manager.perform(LegacyFetch(site: "stackoverflow"))
 /// ```
 ///
-/// The manager reads `outcome` once, after the operation reports `isFinished`. Nil reaches callers
-/// as ``ForeignOperationError/noOutcome(operationName:)`` (`CancellationError` if cancelled), and
-/// a `CancellationError` in it as cancellation.
+/// The manager reads `outcome` once, after the operation reports `isFinished`, on one of Dispatch's
+/// shared threads: keep it a read of a stored value. Nil reaches callers as
+/// ``ForeignOperationError/noOutcome(operationName:)`` (`CancellationError` if cancelled), and a
+/// `CancellationError` in it as cancellation.
 public protocol ResultProducingOperation: Operation {
   /// The value the operation produces.
   associatedtype Output: Sendable
