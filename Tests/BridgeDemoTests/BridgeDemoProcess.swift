@@ -55,9 +55,21 @@ enum BridgeDemoProcess {
   /// Runs `bridge-demo` with `arguments`; the process is killed if it runs longer than
   /// `timeout` (a bound on a hang, generous enough for a ThreadSanitizer run that shares both
   /// cores with the stress suites), which the test then reports.
+  ///
+  /// Waits first for one of the few slots demo processes run in (``ProcessSlots``).
   static func run(
     _ arguments: [String], timeout: Duration = .seconds(60), streams: Streams = .separate,
     sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws -> ProcessOutput {
+    try await ProcessSlots.demo.run {
+      try await runInSlot(
+        arguments, timeout: timeout, streams: streams, sourceLocation: sourceLocation)
+    }
+  }
+
+  /// ``run(_:timeout:streams:sourceLocation:)`` once it holds a slot.
+  private static func runInSlot(
+    _ arguments: [String], timeout: Duration, streams: Streams, sourceLocation: SourceLocation
   ) async throws -> ProcessOutput {
     let executable = try #require(
       executable, "bridge-demo was not built next to the tests", sourceLocation: sourceLocation)
