@@ -40,19 +40,19 @@ public struct OperationEventStream: AsyncSequence, Sendable {
   /// `makeEvents(bufferSize:)`), or, while another iterator holds that, one with a subscription of
   /// its own, starting now.
   public func makeAsyncIterator() -> Iterator {
-    Iterator(claim: subscription.claim())
+    Iterator(reading: subscription.startReading())
   }
 
   /// Hands out a stream's events, taking them from its buffer a batch at a time.
   public struct Iterator: AsyncIteratorProtocol {
     /// The subscription the events come from.
-    @usableFromInline let claim: Subscription.Claim
+    @usableFromInline let reading: Subscription.Reading
     /// The current batch's events not handed out yet, newest first: each is moved out from
     /// the end, not copied.
     @usableFromInline var unread: [OperationEvent] = []
 
-    fileprivate init(claim: Subscription.Claim) {
-      self.claim = claim
+    fileprivate init(reading: Subscription.Reading) {
+      self.reading = reading
     }
 
     /// The next event, waiting for one if none is buffered; nil once the manager is freed
@@ -77,12 +77,12 @@ public struct OperationEventStream: AsyncSequence, Sendable {
     @usableFromInline
     mutating func nextBatch(isolation actor: isolated (any Actor)?) async -> OperationEvent? {
       if Task.isCancelled {
-        claim.subscription.end()
+        reading.subscription.end()
         return nil
       }
       if let event = unread.popLast() { return event }
       // The spent batch (empty now) goes back to hold a later one.
-      guard let batch = await claim.subscription.nextBatch(recycling: &unread) else {
+      guard let batch = await reading.subscription.nextBatch(recycling: &unread) else {
         return nil
       }
       // Moved in, not copied: were a second reference to the batch alive, taking the first
@@ -100,10 +100,10 @@ public struct OperationEventStream: AsyncSequence, Sendable {
 /// freed or the iterating task is cancelled.
 @usableFromInline
 final class Subscription: Sendable {
-  /// An iterator's hold on the subscription it reads. Holding the stream's own, it lets it go
-  /// when the iterator (and every copy of it) is freed, for a later iterator to take.
+  /// An iterator's reading of a subscription. Reading the stream's own, it lets it go when the
+  /// iterator (and every copy of it) is freed, for a later iterator to read.
   @usableFromInline
-  final class Claim: Sendable {
+  final class Reading: Sendable {
     let subscription: Subscription
     private let isTheStreamsOwn: Bool
 
@@ -120,7 +120,7 @@ final class Subscription: Sendable {
   /// Nil when the hub had gone before this subscription was made.
   private let id: OperationEventHub.SubscriptionID?
   private let bufferSize: Int
-  /// Whether an iterator holds this subscription (see ``claim()``).
+  /// Whether an iterator holds this subscription (see ``startReading()``).
   private let isIterated = Atomic<Bool>(false)
 
   /// Subscribes to `hub`; with no hub (the manager has been freed), the subscription is over
@@ -139,11 +139,11 @@ final class Subscription: Sendable {
   /// The subscription a new iterator reads: this one, unless another iterator holds it; then
   /// a new subscription to the same hub. Two tasks iterating at once never share one buffer,
   /// which hands each batch to one reader.
-  func claim() -> Claim {
+  func startReading() -> Reading {
     let (taken, _) = isIterated.compareExchange(
       expected: false, desired: true, ordering: .acquiringAndReleasing)
-    if taken { return Claim(self, isTheStreamsOwn: true) }
-    return Claim(Subscription(hub: hub, bufferSize: bufferSize), isTheStreamsOwn: false)
+    if taken { return Reading(self, isTheStreamsOwn: true) }
+    return Reading(Subscription(hub: hub, bufferSize: bufferSize), isTheStreamsOwn: false)
   }
 
   /// The next batch of events, at least one, waiting for it; nil once the stream has ended.

@@ -21,7 +21,7 @@ final class ProcessSlots: Sendable {
   }
 
   /// Runs `body` once a slot is free, holding the slot until `body` returns.
-  func run<Result: Sendable>(_ body: () async throws -> Result) async rethrows -> Result {
+  func run<Output: Sendable>(_ body: () async throws -> Output) async rethrows -> Output {
     await withCheckedContinuation { continuation in
       let now = state.withLock { state -> Bool in
         guard state.free > 0 else {
