@@ -263,10 +263,11 @@ import Testing
   }
 
   /// A request that hands over an operation already built (step 1) and joins work in flight
-  /// drops it: the operation is cancelled and started so that it ends without running, and
-  /// its own handler gets its own cancellation error. docs/MIGRATING.md lists it as a migration
-  /// hazard; the closure shape, whose joiner builds nothing, gives every caller the value.
-  @Test func aDroppedBuiltOperationsOwnHandlerGetsItsCancellation() async {
+  /// drops it: the operation is left as it is, never started and never cancelled, so its own
+  /// handler is never called, while the request's caller gets the shared value.
+  /// docs/MIGRATING.md lists it as a migration hazard; the closure shape, whose joiner builds
+  /// nothing, gives every caller the value.
+  @Test func aDroppedBuiltOperationsOwnHandlerIsNeverCalled() async {
     let manager = OperationQueueManager()
     let events = EventLog(manager)
     let service = ManualUserService()
@@ -274,8 +275,13 @@ import Testing
     let running = UserFetchOperation(userID: 7, service: service) { _ in }
     let first = Task { try await manager.perform(running, coalescingKey: "user/7") }
     #expect(await eventually { service.requestCount == 1 })
-    let dropped = UserFetchOperation(userID: 7, service: service) { ownResults.record($0) }
-    let second = Task { try await manager.perform(dropped, coalescingKey: "user/7") }
+    // Handed over through a box the task empties, so only the bridge holds the operation.
+    let handOver = Locked<UserFetchOperation?>(
+      UserFetchOperation(userID: 7, service: service) { ownResults.record($0) })
+    let dropped = handOver.withLock { WeakReference($0!) }
+    let second = Task {
+      try await manager.perform(handOver.withLock { $0.take()! }, coalescingKey: "user/7")
+    }
     #expect(await events.wait { $0.kind == .joined })
     let migrated = Task {
       try await manager.perform(coalescingKey: "user/7") { complete in
@@ -285,8 +291,9 @@ import Testing
     service.answer(.success(ann))
     await expectSuccess(of: first)
     await expectSuccess(of: second)  // Its caller shares the work.
-    #expect(await ownResults.wait(forCount: 1))
-    #expect(ownResults.values.first?.failure as? LegacyFetchError == .cancelled)
+    // Freed uncalled: nothing can call its handler any more.
+    #expect(await eventually { dropped.isReleased })
+    #expect(ownResults.values.isEmpty)
     #expect(await eventually { service.requestCount == 2 })  // Different key scopes.
     service.answer(.success(ann))
     await expectValue(ann, from: migrated)

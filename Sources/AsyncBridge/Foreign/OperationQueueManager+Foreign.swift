@@ -77,6 +77,47 @@ extension OperationQueueManager {
     }.outcome().value(as: Value.self)
   }
 
+  /// Builds a foreign operation that produces its own outcome, runs it as
+  /// `perform(_:coalescingKey:priority:timeout:whenAbandoned:)` does, and returns its
+  /// `ResultProducingOperation/outcome`.
+  ///
+  /// ```swift
+  /// let target = try await manager.perform(coalescingKey: url) {
+  ///   UnfurlURLOperation(shortURL: url)   // built only if nothing is in flight for `url`
+  /// }
+  /// ```
+  ///
+  /// Joining comes first: while work of class `Foreign` is in flight under an equal key (built
+  /// here, or handed over with that `coalescingKey`), the call joins it and builds nothing, so
+  /// no instance is made only to be dropped, and none is cancelled that no caller asked to
+  /// cancel. docs/CANCELLATION.md says when the work's `cancel()` is called.
+  ///
+  /// - Parameters:
+  ///   - coalescingKey: Joins work in flight of class `Foreign` under an equal key;
+  ///     `makeOperation` then never runs. Nil: work of its own.
+  ///   - priority: The queue priority this caller asks for (nil: the task's); at least the one
+  ///     the operation sets itself.
+  ///   - timeout: This caller's deadline, counted from the call; nil for none.
+  ///   - whenAbandoned: What happens to the work once every caller has left.
+  ///   - makeOperation: Builds the operation; called at most once, before the call suspends
+  ///     (never by a task already cancelled).
+  /// - Returns: The operation's outcome's value.
+  /// - Throws: The outcome's error, `CancellationError`, `OperationTimeoutError`, or
+  ///   `ForeignOperationError`.
+  public func perform<Foreign: ResultProducingOperation>(
+    coalescingKey: (any Hashable & Sendable)? = nil, priority: Operation.QueuePriority? = nil,
+    timeout: Duration? = nil, whenAbandoned: AbandonmentPolicy = .cancel,
+    _ makeOperation: () -> Foreign
+  ) async throws -> Foreign.Output {
+    try await SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
+      let admission = admitBuilt(
+        key: coalescingKey, waiter: waiter,
+        priority: priority ?? Operation.QueuePriority(Task.currentPriority),
+        whenAbandoned: whenAbandoned, makeOperation)
+      return admission.waiterID.map { (admission.operation, $0) }
+    }.outcome().foreignValue(as: Foreign.Output.self)
+  }
+
   /// Waits, without blocking a thread, until `operation`, run elsewhere (by any queue, or by
   /// hand), has finished. Nothing is enqueued; a caller leaving (cancelled, or past `timeout`)
   /// never cancels the operation: it belongs to someone else.

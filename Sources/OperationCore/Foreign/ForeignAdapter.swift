@@ -92,11 +92,12 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
   package override func operationWasCancelled() { callForeign { $0.cancel() } }
 
   /// Released while still the instance's: it forgets the instance, and one nobody started it
-  /// finishes unrun, as a queue finishes a cancelled operation (cancelled, then started).
+  /// finishes unrun, as a queue finishes a cancelled operation (cancelled, then started), unless
+  /// it was dropped: that one is left as it is.
   private func released() {
     guard let foreign else { return }  // Finished: its entry went then.
     let finishesUnrun = ForeignAdapters.update(foreign, by: self) { entry in
-      if entry?.startClaimed == true { entry = nil }
+      if entry?.startClaimed == true || entry?.isDropped == true { entry = nil }
       entry?.startClaimed = true
       return entry != nil
     }

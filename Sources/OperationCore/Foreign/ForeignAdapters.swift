@@ -11,6 +11,9 @@ enum ForeignAdapters {
     var adapter: ForeignAdapter
     /// False once the adapter closed or joined other work: the next request replaces it.
     var isJoinable = true
+    /// The adapter joined other work: the instance, dropped, is left as it is (never started,
+    /// never cancelled) unless a newer request's adapter runs it.
+    var isDropped = false
     /// Someone called, or is calling, the instance's `start()` (to run it or finish it unrun).
     var startClaimed = false
   }

@@ -76,6 +76,35 @@ extension OperationQueueManager {
       makeOperation)
   }
 
+  /// Builds a foreign operation that produces its own outcome, runs it as
+  /// `enqueue(_:coalescingKey:priority:callbackQueue:completion:)` does, and calls `completion`
+  /// once with its ``ResultProducingOperation/outcome``.
+  ///
+  /// ```swift
+  /// manager.enqueue(coalescingKey: url, { UnfurlURLOperation(shortURL: url) }) { result in … }
+  /// ```
+  ///
+  /// Joining comes first: while work of the class `makeOperation` returns is in flight under an
+  /// equal key (built here, or handed over with that `coalescingKey`), the call joins it and
+  /// builds nothing, so no instance is made only to be dropped.
+  ///
+  /// - Parameters:
+  ///   - coalescingKey: Joins work in flight of class `Foreign` under an equal key;
+  ///     `makeOperation` then never runs. Nil: work of its own.
+  ///   - priority: The queue priority; nil keeps the one the operation sets itself.
+  ///   - callbackQueue: Where to call `completion`, as for the plain `enqueue`.
+  ///   - makeOperation: Builds the operation; called at most once, before this returns.
+  ///   - completion: Called exactly once.
+  public func enqueue<Foreign: ResultProducingOperation>(
+    coalescingKey: (any Hashable & Sendable)? = nil, priority: Operation.QueuePriority? = nil,
+    callbackQueue: CallbackQueue? = nil, _ makeOperation: () -> Foreign,
+    completion: @escaping @Sendable (Result<Foreign.Output, any Error>) -> Void
+  ) {
+    admitBuilt(
+      key: coalescingKey, waiter: handlerWaiter(callbackQueue, completion), priority: priority,
+      makeOperation)
+  }
+
   /// A waiter that calls `completion` (counted while it waits on `callbackQueue`); it never leaves.
   private func handlerWaiter<Output: Sendable>(
     _ callbackQueue: CallbackQueue?,
@@ -115,19 +144,44 @@ extension OperationQueueManager {
     return admission
   }
 
+  /// Admits a request for work `makeOperation` builds, read through its
+  /// ``ResultProducingOperation/outcome``, after joining work of class `Foreign` in flight under
+  /// `key` first, so that a joiner builds nothing.
+  @discardableResult
+  package func admitBuilt<Foreign: ResultProducingOperation>(
+    key: (any Hashable & Sendable)?, waiter: OperationWaiter?, priority: Operation.QueuePriority?,
+    whenAbandoned policy: AbandonmentPolicy = .cancel, _ makeOperation: () -> Foreign
+  ) -> Admission<any Sendable, any Error> {
+    if let key,
+      let joined = join(
+        CoalescingKey(
+          for: ForeignAdapter.self,
+          base: CoalescingKey(operationType: Foreign.self, valueType: Void.self, base: key)),
+        as: ForeignAdapter.self, waiter: waiter, priority: priority, whenAbandoned: policy)
+    {
+      return joined
+    }
+    let operation = makeOperation()
+    let own = operation.queuePriority
+    return admitForeign(
+      operation, as: Foreign.Output.self, scope: Foreign.self, key: key, waiter: waiter,
+      priority: priority.map { own.rawValue > $0.rawValue ? own : $0 }, whenAbandoned: policy)
+  }
+
   /// Admits a request for foreign work read as `Value` (`Void`: any value, unless `built`): it
   /// joins the instance's adapter, or installs one, joins it and admits it (which may join work
   /// under `key`). Joining through the adapter's lock, where the last caller leaving and the
   /// cancellation are one step, a request never takes a cancellation caused by another's leaving.
   /// A finished operation, or one adapted for another value type, is waited for instead.
+  /// `scope` is the class the key is scoped to (nil: the operation's own).
   package func admitForeign<Value: Sendable>(
     _ operation: Operation, as valueType: Value.Type, built: Bool = false,
-    key: (any Hashable & Sendable)?, waiter: OperationWaiter?, priority: Operation.QueuePriority?,
-    whenAbandoned policy: AbandonmentPolicy = .cancel
+    scope: AnyClass? = nil, key: (any Hashable & Sendable)?, waiter: OperationWaiter?,
+    priority: Operation.QueuePriority?, whenAbandoned policy: AbandonmentPolicy = .cancel
   ) -> Admission<any Sendable, any Error> {
     // The caller's key scoped to the operation's class (built work: its handler's, so its
     // value type), so that equal keys of two classes never share work.
-    let scope: AnyClass = built ? BridgeHandler<Value>.self : type(of: operation)
+    let scope: AnyClass = built ? BridgeHandler<Value>.self : scope ?? type(of: operation)
     let key = key.map { CoalescingKey(operationType: scope, valueType: Void.self, base: $0) }
     let builtValue: Any.Type? = built ? Value.self : nil
     while !operation.isFinished {
@@ -165,8 +219,13 @@ extension OperationQueueManager {
       work.removeWaiter(holdID, resumingWith: .cancelled)
       return
     }
-    // Dropped: like any dropped request, `operation` leaves its dependencies (see `admit`).
-    ForeignAdapters.update(operation, by: adapter) { $0?.isJoinable = false }
+    // Dropped: the instance is left as it is, never started and never cancelled (its
+    // `cancel()` may trap, or have effects no caller asked for). Like any dropped request, it
+    // leaves its dependencies (see `admit`).
+    ForeignAdapters.update(operation, by: adapter) { entry in
+      entry?.isJoinable = false
+      entry?.isDropped = true
+    }
     for dependency in operation.dependencies { operation.removeDependency(dependency) }
     if let priority { work.raisePriority(to: priority) }
     adapter.addWaiter(
