@@ -103,6 +103,32 @@ import Testing
     }
   }
 
+  /// Ten callers that each hand over an instance of their own under one key: ten are built and
+  /// nine dropped, one request goes out, and no `cancel()` is called, up to the moment the bridge
+  /// has let every instance go.
+  @Test func tenCallersHandingOverInstancesCancelNone() async {
+    let manager = OperationQueueManager(name: "family.instances")
+    let service = ManualUnfurlService()
+    let short = Self.short
+    let events = EventLog(manager)
+    let cancelCalls = Locked(0)
+    let handled = Recorder<Result<URL, any Error>>()
+    var references: [WeakReference<CancellableUnfurlURLOperation>] = []
+    for _ in 0..<10 {
+      let unfurl = CancellableUnfurlURLOperation(
+        shortURL: short, service: service, cancelCalls: cancelCalls)
+      references.append(WeakReference(unfurl))
+      manager.enqueue(unfurl, coalescingKey: short) { handled.record($0) }
+    }
+    #expect(await events.wait(count: 9) { $0.kind == .joined })
+    service.answer(Self.target)
+    #expect(await handled.wait(forCount: 10))
+    #expect(handled.values.allSatisfy { (try? $0.get()) == Self.target })
+    #expect(service.requestCount == 1)
+    #expect(await eventually { references.allSatisfy(\.isReleased) })
+    #expect(cancelCalls.withLock { $0 } == 0)
+  }
+
   /// The documented outcome when the only caller leaves: the work is cancelled, through its own
   /// `cancel()`, which in this family traps. (docs/MIGRATING.md: use `whenAbandoned: .finish`,
   /// or override `cancel()`.)

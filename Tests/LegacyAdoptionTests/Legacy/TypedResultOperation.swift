@@ -151,14 +151,18 @@ final class CancellableUnfurlURLOperation: TypedResultOperation<URL, UnfurlURLOp
 {
   let shortURL: URL
   private let service: ManualUnfurlService
+  /// Counts the calls of `cancel()`, if given.
+  private let cancelCalls: Locked<Int>?
 
-  init(shortURL: URL, service: ManualUnfurlService) {
+  init(shortURL: URL, service: ManualUnfurlService, cancelCalls: Locked<Int>? = nil) {
     self.shortURL = shortURL
     self.service = service
+    self.cancelCalls = cancelCalls
     super.init()
   }
 
   override func cancel() {
+    cancelCalls?.withLock { $0 += 1 }
     cancel(with: .cancelled)
   }
 
