@@ -16,6 +16,14 @@ extension Benchmark {
     case progressReported = "progress_reported"
     /// `progress_reported` with each caller observing the progress (`onProgress`).
     case progressObserved = "progress_observed"
+    /// A task joining a `run(key:)` in flight, then resumed with its value.
+    case joinRunKey = "join_run_key"
+    /// A task joining `perform` of a keyed `AsyncOperation` in flight (building one to drop).
+    case joinPerform = "join_perform"
+    /// A task joining pending work that others keep, then cancelled: it leaves.
+    case leavePending = "leave_pending"
+    /// A task awaiting pending work alone, then cancelled: it leaves and the work is cancelled.
+    case leaveLast = "leave_last"
 
     /// Runs the path for `count` operations.
     package func run(count: Int) async throws {
@@ -32,6 +40,14 @@ extension Benchmark {
         try await ProgressOverhead.reported(count: count)
       case .progressObserved:
         try await ProgressOverhead.observed(count: count)
+      case .joinRunKey:
+        try await JoinAndLeave.joinRunKey(count: count)
+      case .joinPerform:
+        try await JoinAndLeave.joinPerform(count: count)
+      case .leavePending:
+        try await JoinAndLeave.leavePending(count: count)
+      case .leaveLast:
+        try await JoinAndLeave.leaveLast(count: count)
       }
     }
   }
