@@ -71,6 +71,7 @@ let package = Package(
     ),
     .testTarget(
       name: "FixtureServerTests", dependencies: ["FixtureServer", "TestSupport", "LockedValue"]),
+    .testTarget(name: "LockedValueTests", dependencies: ["LockedValue"]),
     .testTarget(
       name: "OperationBridgeTestingTests",
       dependencies: [

@@ -23,6 +23,9 @@
 /// way round, and no other lock is taken while one is held: the event hub's subscriber list, a
 /// networking operation's, a session delegate's, the fixture server's and every other lock are
 /// taken with none held, and take none.
+///
+/// In debug builds the mutex checks its use (`PTHREAD_MUTEX_ERRORCHECK`): a thread that takes a
+/// lock it holds stops the process with a message at once, where a release build would deadlock.
 @usableFromInline
 package struct Locked<Value> {
   // The value lives in the buffer's header, guarded by the mutex stored as its element.
@@ -45,8 +48,24 @@ package struct Locked<Value> {
   package init(_ initialValue: @autoclosure () -> Value) {
     let buffer = Storage.create(minimumCapacity: 1) { _ in initialValue() }
     storage = unsafeDowncast(buffer, to: Storage.self)
-    let status = storage.withUnsafeMutablePointerToElements { pthread_mutex_init($0, nil) }
+    let status = storage.withUnsafeMutablePointerToElements { Self.initialize($0) }
     precondition(status == 0, "pthread_mutex_init failed")
+  }
+
+  /// Initialises `mutex`: error-checking in debug builds, the default kind otherwise.
+  @usableFromInline
+  static func initialize(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) -> Int32 {
+    #if DEBUG
+      var attributes = pthread_mutexattr_t()
+      guard pthread_mutexattr_init(&attributes) == 0 else { return -1 }
+      defer { pthread_mutexattr_destroy(&attributes) }
+      guard pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK)) == 0 else {
+        return -1
+      }
+      return pthread_mutex_init(mutex, &attributes)
+    #else
+      return pthread_mutex_init(mutex, nil)
+    #endif
   }
 
   /// Runs `body` with exclusive access to the value and returns what it returns. Inlinable, so
@@ -56,6 +75,7 @@ package struct Locked<Value> {
   package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     try storage.withUnsafeMutablePointers { value, mutex in
       let locked = pthread_mutex_lock(mutex)
+      precondition(locked != EDEADLK, "Locked.withLock re-entered by the thread that holds it")
       precondition(locked == 0, "pthread_mutex_lock failed")
       defer {
         let unlocked = pthread_mutex_unlock(mutex)

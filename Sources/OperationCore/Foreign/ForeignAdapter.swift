@@ -12,11 +12,11 @@ import LockedValue
 package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>,
   @unchecked Sendable
 {
-  // `held` lives under its lock; the other fields are constant.
+  // `held` and `joined` live under the lock of `held`; the other fields are constant.
   /// Where adapters learn that their foreign operations finished (see `whenFinished`).
   private static let finishSignals = OperationQueue()
   /// The foreign operation until it has finished.
-  private let held: Locked<Operation?>
+  private let held: Locked<(foreign: Operation?, joined: Operation?)>
   /// Whether the adapter settles with the outcome it reads (not a bridge handler's).
   private let readsOutcome: Bool
   /// The type of the value it settles with.
@@ -25,7 +25,7 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
   /// An adapter for `foreign` under `key`, at `priority` (nil: the operation's own); `built` is
   /// the value type a bridge handler delivers (nil: the adapter reads the outcome).
   init(for foreign: Operation, key: CoalescingKey?, built: Any.Type?, priority: QueuePriority?) {
-    held = Locked(foreign)
+    held = Locked((foreign, nil))
     readsOutcome = built == nil
     let producing = foreign as? any ResultProducingOperation
     valueType = built ?? producing.map { type(of: $0).outputType } ?? Void.self
@@ -39,7 +39,17 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
   }
 
   /// The operation doing the work; nil once it has finished.
-  var foreign: Operation? { held.withLock { $0 } }
+  var foreign: Operation? { held.withLock { $0.foreign } }
+
+  /// The operation doing the work for this adapter's callers: the foreign operation of the work
+  /// it joined, once dropped (see ``joined(_:)``), or its own.
+  var operationDoingTheWork: Operation? { held.withLock { $0.joined ?? $0.foreign } }
+
+  /// Dropped for work in flight whose foreign operation is `operation`: what depends on the work
+  /// should depend on that one, not on the dropped instance, which is left as it is.
+  func joined(_ operation: Operation?) {
+    held.withLock { $0.joined = operation }
+  }
 
   /// Claimed: the foreign operation's dependencies gate the adapter, which learns when it
   /// finishes, even while pending (its own `cancel()` may finish it then).
@@ -60,7 +70,9 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
   }
 
   /// The slot is held until the foreign operation has stopped, as its own queue would hold it.
-  package override var finishesImmediatelyWhenCancelled: Bool { held.withLock { $0 == nil } }
+  package override var finishesImmediatelyWhenCancelled: Bool {
+    held.withLock { $0.foreign == nil }
+  }
 
   /// Starts the foreign operation if this adapter is the instance's and nobody started it.
   package override func main() {
@@ -75,7 +87,7 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
   /// The foreign operation has finished: its entry goes, and the adapter settles with its
   /// outcome unless a bridge handler delivers that.
   func foreignFinished() {
-    guard let foreign = held.withLock({ $0.take() }) else { return }
+    guard let foreign = held.withLock({ $0.foreign.take() }) else { return }
     ForeignAdapters.update(foreign, by: self) { $0 = nil }
     guard readsOutcome else { return }
     settle(

@@ -17,7 +17,8 @@ extension OperationQueueManager {
   ///   - callbackQueue: Where to call `completion`; nil calls it on the thread that settles the
   ///     work (the calling thread, before this returns, for an operation that had finished).
   ///   - completion: Called exactly once.
-  /// - Returns: The operation doing the work: `operation`, or the one in flight it joined.
+  /// - Returns: The operation doing the work: `operation`, or the one in flight it joined (make
+  ///   dependents depend on this one: a dropped `operation` is left as it is, never finished).
   @discardableResult
   @_disfavoredOverload
   public func enqueue(
@@ -28,7 +29,7 @@ extension OperationQueueManager {
     let admission = admitForeign(
       operation, as: Void.self, key: coalescingKey,
       waiter: handlerWaiter(callbackQueue, completion), priority: priority)
-    return (admission.operation as? ForeignAdapter)?.foreign ?? operation
+    return (admission.operation as? ForeignAdapter)?.operationDoingTheWork ?? operation
   }
 
   /// As `enqueue(_:coalescingKey:priority:callbackQueue:completion:)`, calling `completion` with
@@ -43,7 +44,7 @@ extension OperationQueueManager {
     let admission = admitForeign(
       operation, as: Foreign.Output.self, key: coalescingKey,
       waiter: handlerWaiter(callbackQueue, completion), priority: priority)
-    return (admission.operation as? ForeignAdapter)?.foreign ?? operation
+    return (admission.operation as? ForeignAdapter)?.operationDoingTheWork ?? operation
   }
 
   /// Builds a foreign operation around `complete`, a completion handler of the manager's, runs it
@@ -226,6 +227,9 @@ extension OperationQueueManager {
       entry?.isJoinable = false
       entry?.isDropped = true
     }
+    // What the work's dependents should depend on: its foreign operation, or, once that has
+    // finished, its adapter, which finishes with it.
+    adapter.joined((work as? ForeignAdapter).map { $0.foreign ?? $0 })
     for dependency in operation.dependencies { operation.removeDependency(dependency) }
     if let priority { work.raisePriority(to: priority) }
     adapter.addWaiter(
