@@ -20,7 +20,7 @@ public struct AdmittedRequest<Value: Sendable>: Sendable {
     self.point = point
   }
 
-  /// Waits for the outcome, as `perform` does.
+  /// Waits for the outcome, as `perform` does, in the caller's isolation.
   ///
   /// Cancelling the calling task, before or while it waits, makes this caller leave with
   /// `CancellationError` at once; the work is cancelled only when no other caller waits for it.
@@ -29,7 +29,9 @@ public struct AdmittedRequest<Value: Sendable>: Sendable {
   /// - Returns: The operation's value.
   /// - Throws: The operation's failure, `CancellationError` when cancelled (the task or the
   ///   operation), or `OperationTimeoutError` when a time limit expired.
-  public func value() async throws -> Value {
+  nonisolated(nonsending)
+    public func value() async throws -> Value
+  {
     try await point.outcome().value(as: Value.self)
   }
 }
@@ -44,9 +46,10 @@ extension OperationQueueManager {
   /// admitted the moment the timer fires, and the task collects the outcome when it runs again.
   ///
   /// ```swift
+  /// let fetch = FetchPage(number: 2)
   /// let priority = Operation.QueuePriority(Task.currentPriority)
   /// let request = try await manager.clock.sleep(until: backoffEnd) {
-  ///   manager.admit(FetchPage(number: 2), priority: priority)
+  ///   manager.admit(fetch, priority: priority)
   /// }
   /// let page = try await request.value()
   /// ```

@@ -38,7 +38,7 @@ public struct ManagerClock: Clock {
   public var minimumResolution: Duration { .zero }
 
   /// Suspends the calling task until the clock reaches `deadline`, holding no thread; returns at
-  /// once when the clock has reached it already.
+  /// once when the clock has reached it already. Runs in the caller's isolation.
   ///
   /// - Parameters:
   ///   - deadline: The instant to wait for, read from this clock or from the clock of a manager
@@ -46,12 +46,15 @@ public struct ManagerClock: Clock {
   ///   - tolerance: Ignored: the wait ends when the manager's scheduler fires it.
   /// - Throws: `CancellationError`, at once, when the calling task is cancelled before or while
   ///   it waits; the wait's timer is taken out then.
-  public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+  nonisolated(nonsending)
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws
+  {
     try await sleep(until: deadline) {}
   }
 
   /// Suspends the calling task until the clock reaches `deadline`, then runs `action` the moment
-  /// it does and returns what `action` returned.
+  /// it does and returns what `action` returned. Runs in the caller's isolation; `action` does
+  /// not (it is `@Sendable`).
   ///
   /// `action` runs on the thread that moves the clock to `deadline` (the one advancing a
   /// `TestClock`, before its advance returns; a Dispatch timer's for a real clock), or on the
@@ -61,8 +64,10 @@ public struct ManagerClock: Clock {
   ///
   /// ```swift
   /// // The request is admitted when the backoff ends; the task awaits its page afterwards.
+  /// let fetch = FetchPage(number: 2)
+  /// let priority = Operation.QueuePriority(Task.currentPriority)
   /// let request = try await manager.clock.sleep(until: backoffEnd) {
-  ///   manager.admit(FetchPage(number: 2))
+  ///   manager.admit(fetch, priority: priority)
   /// }
   /// let page = try await request.value()
   /// ```
@@ -76,9 +81,11 @@ public struct ManagerClock: Clock {
   ///   cancelled before `action` runs (the wait's timer is taken out, and `action` never runs).
   ///   Once `action` has run, its value is returned even when the task was cancelled meanwhile,
   ///   so nothing it did is lost.
-  public func sleep<Value: Sendable>(
-    until deadline: Instant, then action: @escaping @Sendable () throws -> Value
-  ) async throws -> Value {
+  nonisolated(nonsending)
+    public func sleep<Value: Sendable>(
+      until deadline: Instant, then action: @escaping @Sendable () throws -> Value
+    ) async throws -> Value
+  {
     guard scheduler.now < deadline.reading else {
       try Task.checkCancellation()
       return try action()
