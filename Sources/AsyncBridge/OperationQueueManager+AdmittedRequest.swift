@@ -29,9 +29,7 @@ public struct AdmittedRequest<Value: Sendable>: Sendable {
   /// - Returns: The operation's value.
   /// - Throws: The operation's failure, `CancellationError` when cancelled (the task or the
   ///   operation), or `OperationTimeoutError` when a time limit expired.
-  nonisolated(nonsending)
-    public func value() async throws -> Value
-  {
+  public nonisolated(nonsending) func value() async throws -> Value {
     try await point.outcome().value(as: Value.self)
   }
 }

@@ -46,9 +46,9 @@ public struct ManagerClock: Clock {
   ///   - tolerance: Ignored: the wait ends when the manager's scheduler fires it.
   /// - Throws: `CancellationError`, at once, when the calling task is cancelled before or while
   ///   it waits; the wait's timer is taken out then.
-  nonisolated(nonsending)
-    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws
-  {
+  public nonisolated(nonsending) func sleep(
+    until deadline: Instant, tolerance: Duration? = nil
+  ) async throws {
     try await sleep(until: deadline) {}
   }
 
@@ -81,11 +81,9 @@ public struct ManagerClock: Clock {
   ///   cancelled before `action` runs (the wait's timer is taken out, and `action` never runs).
   ///   Once `action` has run, its value is returned even when the task was cancelled meanwhile,
   ///   so nothing it did is lost.
-  nonisolated(nonsending)
-    public func sleep<Value: Sendable>(
-      until deadline: Instant, then action: @escaping @Sendable () throws -> Value
-    ) async throws -> Value
-  {
+  public nonisolated(nonsending) func sleep<Value: Sendable>(
+    until deadline: Instant, then action: @escaping @Sendable () throws -> Value
+  ) async throws -> Value {
     guard scheduler.now < deadline.reading else {
       try Task.checkCancellation()
       return try action()
