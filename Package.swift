@@ -19,7 +19,7 @@ let package = Package(
     .target(name: "AsyncBridge", dependencies: ["OperationCore", "LockedValue"]),
     .target(
       name: "StackExchange",
-      dependencies: ["OperationCore", "OperationNetworking", "AsyncBridge", "LockedValue"]),
+      dependencies: ["OperationCore", "OperationNetworking", "AsyncBridge"]),
     .target(
       name: "OperationBridgeTesting", dependencies: ["OperationCore", "AsyncBridge", "LockedValue"]),
     .target(

@@ -5,10 +5,15 @@ extension Operation.QueuePriority {
   /// medium to `.normal`, low and utility to `.low`, background to `.veryLow`. A priority
   /// between those goes to `.high` above medium and to `.low` below it.
   ///
+  /// The mapping the layer applies to a caller's task priority, for code that admits a request
+  /// on a task's behalf where that task does not run (a timer's action passing it to
+  /// `OperationQueueManager.admit(_:priority:timeout:whenAbandoned:)`).
+  ///
   /// Matched on the raw values, which the ABI fixes: reading `TaskPriority.high` and comparing
   /// resilient values would go through the runtime on every await.
-  @usableFromInline
-  init(_ priority: TaskPriority) {
+  ///
+  /// - Parameter priority: A task's priority.
+  public init(_ priority: TaskPriority) {
     switch priority.rawValue {
     case Self.backgroundTask: self = .veryLow
     case Self.lowTask: self = .low

@@ -82,7 +82,9 @@ public final class TestClock: Clock, SchedulerDrivingClock, @unchecked Sendable 
   ///   - a `NetworkingOperation` whose retry wait ended (its `RetryPolicy`'s delay, or the
   ///     server's `Retry-After`) has created and resumed its next attempt's data task;
   ///   - a page sequence whose `backoff` ended has had its next page's request admitted by the
-  ///     manager (it counts among the key's callers).
+  ///     manager (it counts among the key's callers);
+  ///   - a wait on the manager's `clock` that ended has run its action
+  ///     (`sleep(until:then:)`) and resumed its task.
   /// - The clock reads the new time.
   ///
   /// What it cannot promise is work that runs elsewhere afterwards: the code after an `await`

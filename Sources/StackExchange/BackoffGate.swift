@@ -1,30 +1,32 @@
-import LockedValue
+import AsyncBridge
+import Foundation
 import OperationCore
 
 /// Remembers, per site, until when the API asked not to call `/questions` again.
 ///
 /// Single calls ask ``checkCall(site:)`` and fail fast; a page sequence asks
 /// ``whenOpen(site:longest:_:)`` and waits. Both read the same deadlines, so a backoff one of
-/// them received holds for the other. Time is the clock of the data manager's queue manager,
-/// and waits are entries of that manager's scheduler: a test that advances the clock by hand
-/// ends them.
-final class BackoffGate: Sendable {
-  // State lives in `deadlines`, guarded by its lock; `scheduler` is immutable.
-  private let deadlines = Locked<[String: ClockInstant]>([:])
-  /// The clock the deadlines are read on; the waits are its entries.
-  let scheduler: Scheduler
+/// them received holds for the other. Time is the data manager's `OperationQueueManager`'s
+/// clock, and waits are that manager's timers: a test that advances the clock by hand ends them.
+final class BackoffGate: @unchecked Sendable {
+  // State lives in `deadlines`, guarded by `lock` (an `NSLock`, which ThreadSanitizer sees on
+  // every platform); `clock` is immutable.
+  private let lock = NSLock()
+  private var deadlines: [String: ManagerClock.Instant] = [:]
+  /// The clock the deadlines are read and waited on.
+  let clock: ManagerClock
 
-  /// Creates a gate on `scheduler`'s clock.
-  init(scheduler: Scheduler) {
-    self.scheduler = scheduler
+  /// Creates a gate on `clock`.
+  init(clock: ManagerClock) {
+    self.clock = clock
   }
 
   /// Records a response's `backoff` for `site`; nil or non-positive values change nothing.
   /// An earlier, longer backoff is kept.
   func record(backoff seconds: Int?, site: String) {
     guard let seconds, seconds > 0 else { return }
-    let deadline = scheduler.now + .seconds(seconds)
-    deadlines.withLock { deadlines in
+    let deadline = clock.now.advanced(by: .seconds(seconds))
+    lock.withLock {
       deadlines[Self.key(site)] = max(deadlines[Self.key(site)] ?? deadline, deadline)
     }
   }
@@ -33,17 +35,18 @@ final class BackoffGate: Sendable {
   ///
   /// - Throws: ``BackoffError`` with the time left.
   func checkCall(site: String) throws(BackoffError) {
-    let now = scheduler.now
+    let now = clock.now
     if let deadline = pendingDeadline(site: site, now: now) {
-      throw BackoffError(site: site, retryAfter: deadline - now)
+      throw BackoffError(site: site, retryAfter: now.duration(to: deadline))
     }
   }
 
   /// Runs `admit` once no backoff for `site` is pending, including one recorded while waiting,
   /// as long as none has more than `longest` left: at once on the calling task when none is
-  /// pending, otherwise in the scheduler entry that ends the wait, on the thread that fires it
-  /// (the one advancing a test clock, before its advance returns), so the request is admitted
-  /// the moment the wait ends rather than whenever the waiting task runs again.
+  /// pending, otherwise in the action of the clock's wait that ends it (see
+  /// `ManagerClock.sleep(until:then:)`), on the thread that moves the clock there (the one
+  /// advancing a test clock, before its advance returns), so the request is admitted the moment
+  /// the wait ends rather than whenever the waiting task runs again.
   ///
   /// - Returns: What `admit` returned, and how long the wait lasted (zero when none was
   ///   pending).
@@ -53,27 +56,42 @@ final class BackoffGate: Sendable {
   func whenOpen<Request: Sendable>(
     site: String, longest: Duration, _ admit: @escaping @Sendable () throws -> Request
   ) async throws -> (request: Request, waited: Duration) {
-    let start = scheduler.now
+    let start = clock.now
+    var deadline: ManagerClock.Instant
     switch opening(site: site, longest: longest) {
     case .open: return (try admit(), .zero)
     case .tooLong(let error): throw error
-    case .closed(let deadline):
-      let wait = GateWait(gate: self, site: site, longest: longest, since: start, admit: admit)
-      return try await withTaskCancellationHandler {
-        try await withCheckedThrowingContinuation { wait.attach($0, until: deadline) }
-      } onCancel: {
-        wait.cancel()
+    case .closed(let until): deadline = until
+    }
+    while true {
+      let woken = try await clock.sleep(until: deadline) { [self] () throws -> Wake<Request> in
+        switch opening(site: site, longest: longest) {
+        case .open: return .admitted(try admit(), waited: start.duration(to: clock.now))
+        case .tooLong(let error): throw error
+        case .closed(let until): return .closed(until: until)
+        }
+      }
+      switch woken {
+      case .admitted(let request, let waited): return (request, waited)
+      // A backoff recorded during the wait: wait for it too.
+      case .closed(let until): deadline = until
       }
     }
+  }
+
+  /// What the end of a wait finds: the request admitted, or a backoff recorded meanwhile.
+  private enum Wake<Request: Sendable>: Sendable {
+    case admitted(Request, waited: Duration)
+    case closed(until: ManagerClock.Instant)
   }
 
   /// Whether `site` is open now, closed until a deadline within `longest`, or closed for
   /// longer.
   func opening(site: String, longest: Duration) -> Opening {
-    let now = scheduler.now
+    let now = clock.now
     guard let deadline = pendingDeadline(site: site, now: now) else { return .open }
-    guard deadline - now <= longest else {
-      return .tooLong(BackoffError(site: site, retryAfter: deadline - now))
+    guard now.duration(to: deadline) <= longest else {
+      return .tooLong(BackoffError(site: site, retryAfter: now.duration(to: deadline)))
     }
     return .closed(until: deadline)
   }
@@ -83,15 +101,15 @@ final class BackoffGate: Sendable {
     /// No backoff is pending.
     case open
     /// A backoff is pending until `until`, no more than the longest wait away.
-    case closed(until: ClockInstant)
+    case closed(until: ManagerClock.Instant)
     /// A backoff is pending for longer than the longest wait.
     case tooLong(BackoffError)
   }
 
   /// The end of `site`'s backoff, or nil when none is pending at `now` (an expired one is
   /// removed).
-  private func pendingDeadline(site: String, now: ClockInstant) -> ClockInstant? {
-    deadlines.withLock { deadlines -> ClockInstant? in
+  private func pendingDeadline(site: String, now: ManagerClock.Instant) -> ManagerClock.Instant? {
+    lock.withLock { () -> ManagerClock.Instant? in
       guard let deadline = deadlines[Self.key(site)] else { return nil }
       guard deadline > now else {
         deadlines[Self.key(site)] = nil

@@ -1,4 +1,5 @@
 import AsyncBridge
+import Foundation
 import OperationCore
 import OperationNetworking
 
@@ -47,13 +48,13 @@ extension QuestionsDataManager {
     return page
   }
 
-  /// Admits the request for `query` now, for the calling task (of priority `priority`) to
-  /// await later, as ``questions(_:)`` would have; the page's `backoff` is not recorded here.
+  /// Admits the request for `query` now, for a task of priority `priority` to await later, as
+  /// ``questions(_:)`` would have; the page's `backoff` is not recorded here.
   ///
   /// - Throws: ``QueryError`` or ``BackoffError`` without sending anything.
   func admitRequest(
     for query: QuestionsQuery, priority: TaskPriority
   ) throws -> AdmittedRequest<QuestionsPage> {
-    manager.admitRequest(try makeOperation(for: query), priority: priority)
+    manager.admit(try makeOperation(for: query), priority: Operation.QueuePriority(priority))
   }
 }

@@ -1,3 +1,4 @@
+import AsyncBridge
 import Dispatch
 import Foundation
 import OperationCore
@@ -87,7 +88,7 @@ public final class QuestionsDataManager: Sendable {
     self.session = session
     self.decoder = decoder
     self.requestTimeout = requestTimeout
-    self.backoffGate = backoffGate ?? BackoffGate(scheduler: manager.scheduler)
+    self.backoffGate = backoffGate ?? BackoffGate(clock: manager.clock)
   }
 
   /// Fetches one page of questions and calls `completion` with it.

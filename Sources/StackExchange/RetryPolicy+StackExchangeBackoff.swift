@@ -28,8 +28,11 @@ enum StackExchangeBackoff {
     guard !body.isEmpty, let field = try? JSONDecoder().decode(BackoffField.self, from: body),
       let seconds = field.backoff, seconds >= 0
     else { return nil }
-    return seconds < Duration.century.timeInterval ? .seconds(seconds) : .century
+    return seconds < century / .seconds(1) ? .seconds(seconds) : century
   }
+
+  /// A hundred years, the longest delay read.
+  private static let century = Duration.seconds(100 * 365 * 24 * 3600)
 
   /// The one field read from a failing body.
   private struct BackoffField: Decodable {

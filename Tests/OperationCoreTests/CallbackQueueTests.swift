@@ -88,6 +88,33 @@ import Testing
     #expect(await becomesIdle(manager))
   }
 
+  /// `execute(_:)` runs work where the layer calls a waiter's callback: on the dispatch queue,
+  /// asynchronously, or in an operation of the operation queue that survives its cancel-all.
+  @Test func executeRunsTheWorkOnTheQueueItNames() async {
+    let tagged = TaggedQueue("callbacks.execute.dispatch")
+    let operationQueue = OperationQueue()
+    operationQueue.isSuspended = true
+    let observations = Recorder<String>()
+
+    tagged.queue.sync {
+      CallbackQueue.dispatch(tagged.queue).execute {
+        observations.record(tagged.isCurrent ? "dispatch" : "elsewhere")
+      }
+      // Asynchronous: the work waits for this block to end.
+      observations.record("caller")
+    }
+    #expect(await observations.wait(forCount: 2))
+    CallbackQueue.operation(operationQueue).execute {
+      observations.record(OperationQueue.current === operationQueue ? "operation" : "elsewhere")
+    }
+    #expect(await eventually { operationQueue.operationCount == 1 })
+    operationQueue.cancelAllOperations()
+    operationQueue.isSuspended = false
+
+    #expect(await observations.wait(forCount: 3))
+    #expect(observations.values == ["caller", "dispatch", "operation"])
+  }
+
   @Test func nilCallbackQueueRunsOnTheSettlingThread() async throws {
     let manager = OperationQueueManager(name: "callbacks.nil")
     let settler = TaggedQueue("callbacks.nil.settler")

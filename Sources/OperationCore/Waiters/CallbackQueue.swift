@@ -13,8 +13,13 @@ public enum CallbackQueue: Sendable {
   /// `cancel()`, so cancelling the queue's operations never loses a callback.
   case operation(OperationQueue)
 
-  /// Runs `body` on this queue, asynchronously.
-  package func execute(_ body: @escaping @Sendable () -> Void) {
+  /// Runs `body` on this queue, asynchronously, as the layer calls a waiter's callback: a
+  /// data manager that fails a request before admitting it (an invalid query, say) calls its
+  /// caller's completion handler this way, where the caller asked to be called.
+  ///
+  /// - Parameter body: The work; on `.operation(_:)`, it runs even when the queue's operations
+  ///   are cancelled.
+  public func execute(_ body: @escaping @Sendable () -> Void) {
     switch self {
     case .dispatch(let queue):
       queue.async(execute: body)

@@ -1,0 +1,10 @@
+import OperationCore
+
+extension OperationQueueManager {
+  /// The manager's clock, to read and to wait on: the one its operation timeouts, callers'
+  /// deadlines, retry waits and page backoffs are measured on (the clock it was made with).
+  ///
+  /// A wait on it is one of the manager's timers, so a `TestClock` given to the manager ends it
+  /// when advanced past its deadline. See ``ManagerClock``.
+  public var clock: ManagerClock { ManagerClock(scheduler: scheduler) }
+}
