@@ -15,7 +15,7 @@ package struct AdmittedRequest<Value: Sendable>: Sendable {
   /// Waits for the outcome, as `perform` does: cancelling the calling task (before or while it
   /// waits) makes this caller leave with `CancellationError`, cancelling the work only when no
   /// other caller waits for it. Called once.
-  package func value() async throws -> Value {
+  package nonisolated(nonsending) func value() async throws -> Value {
     try await point.outcome().value(as: Value.self)
   }
 }

@@ -30,7 +30,7 @@ extension QuestionsDataManager {
   ///   when the exchange fails (an API error body arrives as `badStatus` carrying a
   ///   ``StackExchangeAPIError``); `OperationTimeoutError` past the request timeout;
   ///   `CancellationError` when cancelled.
-  public func questions(
+  public nonisolated(nonsending) func questions(
     _ query: QuestionsQuery, whenAbandoned: AbandonmentPolicy = .cancel,
     onProgress: (@Sendable (OperationProgress) -> Void)? = nil
   ) async throws -> QuestionsPage {
