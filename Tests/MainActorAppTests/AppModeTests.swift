@@ -52,9 +52,9 @@ nonisolated enum MainQueueProbe {
   @Test func aProgressObserverRunsOnTheMainActorBeforeTheCallReturns() async throws {
     MainQueueProbe.mark()
     let model = AvatarsModel(manager: OperationQueueManager(name: "avatars"))
-    let avatar = try await model.loadShowingProgress(FetchAvatar(userID: 4))
+    let avatar = try await model.avatar(FetchAvatar(userID: 4))
     #expect(avatar.userID == 4)
-    #expect(model.progress == [0.5])
+    #expect(model.fraction == 0.5)
     #expect(model.calledOnMainQueue)
   }
 

@@ -51,27 +51,24 @@ nonisolated final class LegacyAvatarOperation: Operation, @unchecked Sendable {
   }
 }
 
-/// A view model of an app: main-actor code calling the library as its documentation writes it.
+/// A view model of an app: main-actor code calling the library as README's step 12 writes it
+/// (`legacyAvatar()`, `load(_:)`, `avatar(_:)`), plus a subclass awaited (`avatar(userID:)`) and
+/// a record of where its callbacks ran.
 @MainActor
 final class AvatarsModel {
   let manager: OperationQueueManager
   private(set) var avatars: [Int: Avatar] = [:]
+  private(set) var fraction = 0.0
   private(set) var failures = 0
-  private(set) var progress: [Double] = []
   /// Whether every callback so far ran on the main queue, the main actor's executor.
   private(set) var calledOnMainQueue = true
-
-  init(manager: OperationQueueManager) {
-    self.manager = manager
-  }
+  init(manager: OperationQueueManager) { self.manager = manager }
 
   /// Shape 1: an existing operation built around the manager's completion handler.
   func legacyAvatar() async throws -> Avatar {
-    let avatar = try await manager.perform(coalescingKey: "avatar/7") { complete in
+    try await manager.perform(coalescingKey: "avatar/7") { complete in
       LegacyAvatarOperation(userID: 7, completionHandler: complete)
     }
-    avatars[avatar.userID] = avatar
-    return avatar
   }
 
   /// Shape 2: a completion handler delivered on the main queue touches main-actor state.
@@ -80,10 +77,8 @@ final class AvatarsModel {
   }
 
   /// Shape 3: a progress observer touches main-actor state.
-  func loadShowingProgress(_ op: FetchAvatar) async throws -> Avatar {
-    let avatar = try await manager.perform(op, onProgress: { self.showProgress($0) })
-    avatars[avatar.userID] = avatar
-    return avatar
+  func avatar(_ op: FetchAvatar) async throws -> Avatar {
+    try await manager.perform(op, onProgress: { self.showProgress($0) })
   }
 
   /// Shape 4: the subclass, awaited.
@@ -95,14 +90,11 @@ final class AvatarsModel {
 
   func handled(_ result: Result<Avatar, any Error>) {
     calledOnMainQueue = calledOnMainQueue && MainQueueProbe.isCurrent
-    switch result {
-    case .success(let avatar): avatars[avatar.userID] = avatar
-    case .failure: failures += 1
-    }
+    if case .success(let a) = result { avatars[a.userID] = a } else { failures += 1 }
   }
 
-  func showProgress(_ value: OperationProgress) {
+  func showProgress(_ progress: OperationProgress) {
     calledOnMainQueue = calledOnMainQueue && MainQueueProbe.isCurrent
-    progress.append(value.fractionCompleted ?? 0)
+    fraction = progress.fractionCompleted ?? 0
   }
 }

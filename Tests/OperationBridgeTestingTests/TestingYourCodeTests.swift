@@ -15,7 +15,7 @@ import Testing
 // here sleeps: the clock moves only when a test advances it.
 
 /// A lookup that answers only when cancelled, like a server that is slow today.
-final class SlowLookup: ConcurrentOperation<String, any Error>, @unchecked Sendable {}
+nonisolated final class SlowLookup: ConcurrentOperation<String, any Error>, @unchecked Sendable {}
 
 @Test func aCallerLeavesAtItsDeadline() async throws {
   let clock = TestClock()
@@ -33,7 +33,7 @@ final class SlowLookup: ConcurrentOperation<String, any Error>, @unchecked Senda
 }
 
 /// What the status endpoint answers.
-struct ServiceStatus: Decodable, Equatable {
+nonisolated struct ServiceStatus: Decodable, Equatable {
   let status: String
 }
 
