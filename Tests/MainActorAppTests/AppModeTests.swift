@@ -37,6 +37,21 @@ nonisolated enum MainQueueProbe {
     #expect(avatar == Avatar(userID: 7, url: "legacy/7"))
   }
 
+  @Test func aCallRegistersOnTheMainActorBeforeItSuspends() async throws {
+    guard #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) else {
+      return
+    }
+    let manager = OperationQueueManager(name: "avatars")
+    manager.isSuspended = true
+    // An immediate task runs here, on the main actor, until it first suspends: `perform` runs in
+    // its caller's isolation, so the operation is admitted by then (a call that hopped to the
+    // global executor first would not be).
+    let call = Task.immediate { try await manager.perform(FetchAvatar(userID: 6)) }
+    #expect(manager.outstandingOperationCount == 1)
+    manager.isSuspended = false
+    #expect(try await call.value.userID == 6)
+  }
+
   @Test func aCompletionHandlerOnTheMainQueueRunsOnTheMainActor() async throws {
     MainQueueProbe.mark()
     let manager = OperationQueueManager(name: "avatars")
