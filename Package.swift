@@ -92,13 +92,14 @@ let package = Package(
       name: "BridgeDemoTests",
       dependencies: ["bridge-demo", "FixtureServer", "OperationCore", "TestSupport", "LockedValue"]),
     // The documented usage code, compiled as apps compile theirs: MainActorAppTests holds it, the
-    // other three link to its files.
+    // other four link to its files.
     .testTarget(
       name: "MainActorAppTests", dependencies: appModeDependencies,
       swiftSettings: [
         .defaultIsolation(MainActor.self),
         .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
       ]),
+    .testTarget(name: "Swift6AppTests", dependencies: appModeDependencies),
     .testTarget(
       name: "MainActorOnlyAppTests", dependencies: appModeDependencies,
       swiftSettings: [.defaultIsolation(MainActor.self)]),

@@ -64,6 +64,16 @@ nonisolated enum MainQueueProbe {
     #expect(model.calledOnMainQueue)
   }
 
+  @Test func aForeignHandlerOnTheMainQueueAssumesTheMainActor() async throws {
+    MainQueueProbe.mark()
+    let manager = OperationQueueManager(name: "avatars")
+    let model = AvatarsModel(manager: manager)
+    model.loadLegacy()
+    try await manager.waitUntilIdle()
+    #expect(model.avatars[8] == Avatar(userID: 8, url: "legacy/8"))
+    #expect(model.calledOnMainQueue)
+  }
+
   @Test func aProgressObserverRunsOnTheMainActorBeforeTheCallReturns() async throws {
     MainQueueProbe.mark()
     let model = AvatarsModel(manager: OperationQueueManager(name: "avatars"))

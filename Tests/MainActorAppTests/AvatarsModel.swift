@@ -76,6 +76,15 @@ final class AvatarsModel {
     manager.enqueue(op, callbackQueue: .dispatch(.main)) { result in self.handled(result) }
   }
 
+  /// A foreign operation's completion handler on the main queue (a `@Sendable` one) reaches
+  /// main-actor state through `MainActor.assumeIsolated`.
+  func loadLegacy() {
+    manager.enqueue(
+      coalescingKey: "avatar/8", callbackQueue: .dispatch(.main),
+      { complete in LegacyAvatarOperation(userID: 8, completionHandler: complete) }
+    ) { result in MainActor.assumeIsolated { self.handled(result) } }
+  }
+
   /// Shape 3: a progress observer touches main-actor state.
   func avatar(_ op: FetchAvatar) async throws -> Avatar {
     try await manager.perform(op, onProgress: { self.showProgress($0) })
