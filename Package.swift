@@ -1,5 +1,10 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
+
+/// What an app-mode test target links: the library's modules and the fixture server.
+let appModeDependencies: [Target.Dependency] = [
+  "OperationCore", "OperationNetworking", "AsyncBridge", "FixtureServer",
+]
 
 let package = Package(
   name: "OperationBridge",
@@ -87,5 +92,23 @@ let package = Package(
     .testTarget(
       name: "BridgeDemoTests",
       dependencies: ["bridge-demo", "FixtureServer", "OperationCore", "TestSupport", "LockedValue"]),
+    // The documented usage code, compiled as apps compile theirs: MainActorAppTests holds it, the
+    // other four link to its files.
+    .testTarget(
+      name: "MainActorAppTests", dependencies: appModeDependencies,
+      swiftSettings: [
+        .defaultIsolation(MainActor.self),
+        .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+      ]),
+    .testTarget(name: "Swift6AppTests", dependencies: appModeDependencies),
+    .testTarget(
+      name: "MainActorOnlyAppTests", dependencies: appModeDependencies,
+      swiftSettings: [.defaultIsolation(MainActor.self)]),
+    .testTarget(
+      name: "NonsendingAppTests", dependencies: appModeDependencies,
+      swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),
+    .testTarget(
+      name: "Swift5AppTests", dependencies: appModeDependencies,
+      swiftSettings: [.swiftLanguageMode(.v5), .enableUpcomingFeature("StrictConcurrency")]),
   ]
 )

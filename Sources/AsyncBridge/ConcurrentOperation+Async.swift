@@ -15,14 +15,14 @@ extension ConcurrentOperation {
   /// - Returns: The operation's value.
   /// - Throws: The operation's failure, `CancellationError` or `OperationTimeoutError`.
   @_disfavoredOverload
-  public func value(
+  public nonisolated(nonsending) func value(
     timeout: Duration? = nil, whenAbandoned: AbandonmentPolicy = .cancel
   ) async throws -> Value {
     try await outcome(timeout: timeout, whenAbandoned: whenAbandoned).value(as: Value.self)
   }
 
   @inline(__always)
-  fileprivate func outcome(
+  fileprivate nonisolated(nonsending) func outcome(
     timeout: Duration?, whenAbandoned policy: AbandonmentPolicy
   ) async -> ErasedOutcome {
     await SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
@@ -43,7 +43,7 @@ extension ConcurrentOperation where Failure: OperationFailure {
   ///   - whenAbandoned: What happens to the operation once every caller has left.
   /// - Returns: The operation's value.
   /// - Throws: The operation's typed failure.
-  public func value(
+  public nonisolated(nonsending) func value(
     timeout: Duration? = nil, whenAbandoned: AbandonmentPolicy = .cancel
   ) async throws(Failure) -> Value {
     try await outcome(timeout: timeout, whenAbandoned: whenAbandoned)

@@ -33,7 +33,7 @@ extension OperationQueueManager {
   ///   operation), or `OperationTimeoutError` when a time limit expired.
   @_disfavoredOverload
   @inlinable
-  public func perform<Value, Failure>(
+  public nonisolated(nonsending) func perform<Value, Failure>(
     _ operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil,
@@ -61,7 +61,7 @@ extension OperationQueueManager {
   /// - Returns: The operation's value.
   /// - Throws: The operation's typed failure.
   @inlinable
-  public func perform<Value, Failure: OperationFailure>(
+  public nonisolated(nonsending) func perform<Value, Failure: OperationFailure>(
     _ operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil,
@@ -88,7 +88,7 @@ extension OperationQueueManager {
   ///   - body: The work.
   /// - Returns: What `body` returned.
   /// - Throws: What `body` threw, `CancellationError`, or `OperationTimeoutError`.
-  public func run<Value: Sendable>(
+  public nonisolated(nonsending) func run<Value: Sendable>(
     key: Never? = nil,
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil,
@@ -120,7 +120,7 @@ extension OperationQueueManager {
   /// - Returns: What `body` returned.
   /// - Throws: What `body` threw, `CancellationError`, or `OperationTimeoutError`.
   @inlinable
-  public func run<Value: Sendable, Key: Hashable & Sendable>(
+  public nonisolated(nonsending) func run<Value: Sendable, Key: Hashable & Sendable>(
     key: Key?,
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil,
@@ -178,7 +178,7 @@ extension OperationQueueManager {
   /// a task waiting on shared work does not keep its own dropped request.
   @inlinable
   @inline(__always)
-  func outcome<Value, Failure>(
+  nonisolated(nonsending) func outcome<Value, Failure>(
     of operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority?,
     timeout: Duration?,

@@ -10,7 +10,7 @@ extension OperationQueueManager {
   ///
   /// - Throws: `CancellationError` if the calling task is cancelled while waiting; the
   ///   operations are not affected.
-  public func waitUntilIdle() async throws {
+  public nonisolated(nonsending) func waitUntilIdle() async throws {
     try Task.checkCancellation()
     // The idle wait has no deadline: it never reads the scheduler.
     let point = SuspensionPoint.register(timeout: nil, on: { scheduler }) { waiter in

@@ -6,9 +6,11 @@ extension OperationQueueManager {
   /// `onProgress` the progress of the work as it goes.
   ///
   /// Every coalesced caller shares one progress: a call that joins work under way is handed the
-  /// current value at once, then every later one. Calls are serial, on a global dispatch queue,
-  /// never on the thread that reports; a slow one gets the newest value rather than a backlog;
-  /// values never go backwards; and none comes after this call has returned. Cancellation, the
+  /// current value at once, then every later one. Calls are serial, in `onProgress`'s own
+  /// isolation: a closure written in main-actor code is main-actor isolated and runs on the main
+  /// actor (so it may touch main-actor state as written), a nonisolated one on a global dispatch
+  /// queue; never on the thread that reports. A slow one gets the newest value rather than a
+  /// backlog; values never go backwards; and none comes after this call has returned. Cancellation, the
   /// deadline, abandonment and coalescing behave as in
   /// ``perform(_:priority:timeout:whenAbandoned:)-9lo7d``; a caller that leaves is called no
   /// more.
@@ -26,18 +28,21 @@ extension OperationQueueManager {
   ///   - whenAbandoned: What happens to the work once every caller has left: `.cancel` (the
   ///     default), `.finish` or `.linger(_:)`.
   ///   - onProgress: Called with the work's progress (see
-  ///     `ConcurrentOperation.reportProgress(completed:total:)`).
+  ///     `ConcurrentOperation.reportProgress(completed:total:)`), in its own isolation, which a
+  ///     closure takes from the code that writes it.
   /// - Returns: The operation's value.
   /// - Throws: The operation's failure, `CancellationError` when cancelled, or
   ///   `OperationTimeoutError` when a time limit expired.
   @_disfavoredOverload
   @inlinable
-  public func perform<Value, Failure>(
+  public nonisolated(nonsending) func perform<Value, Failure>(
     _ operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil,
     whenAbandoned: AbandonmentPolicy = .cancel,
-    onProgress: @escaping @Sendable (OperationProgress) -> Void
+    @_inheritActorContext onProgress:
+      @escaping @isolated(any) @Sendable (OperationProgress) ->
+      Void
   ) async throws -> Value {
     try await observedOutcome(
       of: operation, priority: priority, timeout: timeout, whenAbandoned: whenAbandoned,
@@ -54,16 +59,18 @@ extension OperationQueueManager {
   ///   - priority: The queue priority this caller asks for; nil uses the task's.
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
   ///   - whenAbandoned: What happens to the work once every caller has left.
-  ///   - onProgress: Called with the work's shared progress.
+  ///   - onProgress: Called with the work's shared progress, in its own isolation.
   /// - Returns: The operation's value.
   /// - Throws: The operation's typed failure.
   @inlinable
-  public func perform<Value, Failure: OperationFailure>(
+  public nonisolated(nonsending) func perform<Value, Failure: OperationFailure>(
     _ operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil,
     whenAbandoned: AbandonmentPolicy = .cancel,
-    onProgress: @escaping @Sendable (OperationProgress) -> Void
+    @_inheritActorContext onProgress:
+      @escaping @isolated(any) @Sendable (OperationProgress) ->
+      Void
   ) async throws(Failure) -> Value {
     try await observedOutcome(
       of: operation, priority: priority, timeout: timeout, whenAbandoned: whenAbandoned,
@@ -75,20 +82,20 @@ extension OperationQueueManager {
   /// waiter hands `onProgress` the progress of the work it waits on, and closes it before the
   /// outcome. A separate path, so a caller that observes nothing pays nothing for it.
   @usableFromInline
-  func observedOutcome<Value, Failure>(
+  nonisolated(nonsending) func observedOutcome<Value, Failure>(
     of operation: consuming ConcurrentOperation<Value, Failure>,
     priority: Operation.QueuePriority?,
     timeout: Duration?,
     whenAbandoned policy: AbandonmentPolicy,
-    onProgress: @escaping @Sendable (OperationProgress) -> Void
+    onProgress: @escaping @isolated(any) @Sendable (OperationProgress) -> Void
   ) async -> ErasedOutcome {
     var request = Optional(consume operation)
     let point = SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
       guard let operation = request.take() else { preconditionFailure("registered twice") }
       let priority = priority ?? Operation.QueuePriority(Task.currentPriority)
       let admission = admit(
-        operation, waiter: waiter, priority: priority, whenAbandoned: policy, callbackQueue: nil,
-        onProgress: onProgress)
+        operation, waiter: waiter, priority: priority, whenAbandoned: policy,
+        observer: ProgressObserver(isolated: onProgress))
       return admission.waiterID.map { (admission.operation, $0) }
     }
     return await point.outcome()

@@ -92,7 +92,7 @@ final class SuspensionPoint: @unchecked Sendable {
   /// The escalation handler is installed only when an escalation can change anything.
   @inlinable
   @inline(__always)
-  func outcome() async -> ErasedOutcome {
+  nonisolated(nonsending) func outcome() async -> ErasedOutcome {
     if followsEscalation,
       #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *)
     {

@@ -23,7 +23,7 @@ extension OperationQueueManager {
   ///   - bound: The longest time to wait; 30 seconds by default.
   /// - Throws: ``WaitExpired`` when fewer callers waited by then; `CancellationError` when the
   ///   calling task is cancelled.
-  public func waitUntilCallers(
+  public nonisolated(nonsending) func waitUntilCallers(
     _ count: Int, forKey key: CoalescingKey, within bound: Duration = .seconds(30)
   ) async throws {
     try await poll(
@@ -42,7 +42,9 @@ extension OperationQueueManager {
   ///   - key: The caller-supplied part of its key.
   ///   - bound: The longest time to wait; 30 seconds by default.
   /// - Throws: ``WaitExpired``, or `CancellationError`.
-  public func waitUntilCallers<Value, Failure, Work: ConcurrentOperation<Value, Failure>>(
+  public nonisolated(nonsending) func waitUntilCallers<
+    Value, Failure, Work: ConcurrentOperation<Value, Failure>
+  >(
     _ count: Int, of type: Work.Type, key: some Hashable & Sendable,
     within bound: Duration = .seconds(30)
   ) async throws {
@@ -59,7 +61,7 @@ extension OperationQueueManager {
   ///   `waitUntilIdle()` is `AsyncBridge`'s wait, which has no bound.)
   /// - Throws: ``WaitExpired`` when the manager was still busy by then; `CancellationError`
   ///   when the calling task is cancelled.
-  public func waitUntilIdle(within bound: Duration) async throws {
+  public nonisolated(nonsending) func waitUntilIdle(within bound: Duration) async throws {
     let name = queue.name ?? "the manager"
     try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask { try await self.waitUntilIdle() }

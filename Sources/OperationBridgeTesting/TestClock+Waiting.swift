@@ -18,7 +18,9 @@ extension TestClock {
   ///   - bound: The longest time to wait; 30 seconds by default.
   /// - Throws: ``WaitExpired`` when fewer were set by then; `CancellationError` when the
   ///   calling task is cancelled.
-  public func waitUntilTimers(_ count: Int, within bound: Duration = .seconds(30)) async throws {
+  public nonisolated(nonsending) func waitUntilTimers(
+    _ count: Int, within bound: Duration = .seconds(30)
+  ) async throws {
     try await poll(until: "\(count) timers set on the test clock", within: bound) {
       pendingTimers >= count
     }

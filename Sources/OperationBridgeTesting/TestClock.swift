@@ -102,7 +102,7 @@ public final class TestClock: Clock, SchedulerDrivingClock, @unchecked Sendable 
   ///
   /// Asynchronous only so that a test awaits it like the work it drives; it never suspends to
   /// wait for anything, and it never reads the real clock.
-  public func advance(by duration: Duration) async {
+  public nonisolated(nonsending) func advance(by duration: Duration) async {
     fire(through: duration)
   }
 

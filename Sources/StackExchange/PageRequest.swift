@@ -17,7 +17,7 @@ final class PageRequest: Sendable {
 
   /// Waits for the page; cancelling the calling task cancels the request and ends the wait
   /// with `CancellationError` as soon as the request has stopped.
-  func value() async throws -> FetchedQuestionsPage {
+  nonisolated(nonsending) func value() async throws -> FetchedQuestionsPage {
     try await withTaskCancellationHandler {
       try await task.value
     } onCancel: {

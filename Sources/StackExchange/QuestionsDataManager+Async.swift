@@ -24,16 +24,17 @@ extension QuestionsDataManager {
   ///     (the default), completed, or kept for a while.
   ///   - onProgress: Called with the request's progress (bytes of the page received, against
   ///     its announced length when the response is not compressed), shared with every caller
-  ///     of the same request: serially, newest value first, never after this call returned.
+  ///     of the same request: serially, newest value first, never after this call returned, in
+  ///     its own isolation (a closure written in main-actor code runs on the main actor).
   ///     Nil (the default) observes nothing.
   /// - Returns: The page.
   /// - Throws: ``QueryError`` or ``BackoffError`` without sending anything; `NetworkingError`
   ///   when the exchange fails (an API error body arrives as `badStatus` carrying a
   ///   ``StackExchangeAPIError``); `OperationTimeoutError` past the request timeout;
   ///   `CancellationError` when cancelled.
-  public func questions(
+  public nonisolated(nonsending) func questions(
     _ query: QuestionsQuery, whenAbandoned: AbandonmentPolicy = .cancel,
-    onProgress: (@Sendable (OperationProgress) -> Void)? = nil
+    @_inheritActorContext onProgress: (@isolated(any) @Sendable (OperationProgress) -> Void)? = nil
   ) async throws -> QuestionsPage {
     try Task.checkCancellation()
     let operation = try makeOperation(for: query)

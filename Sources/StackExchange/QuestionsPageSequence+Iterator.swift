@@ -26,7 +26,7 @@ extension QuestionsPageSequence {
     /// - Returns: The page, or nil after the last one.
     /// - Throws: The error that ended the sequence (see ``QuestionsPageSequence``);
     ///   `CancellationError`, at once, when the calling task is cancelled.
-    public mutating func next() async throws -> FetchedQuestionsPage? {
+    public nonisolated(nonsending) mutating func next() async throws -> FetchedQuestionsPage? {
       let number: Int
       let remaining: Int
       let request: PageRequest

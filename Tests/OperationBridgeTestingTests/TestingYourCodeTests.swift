@@ -14,8 +14,9 @@ import Testing
 // The tests of the "Testing your code" article, each function as the article shows it. Nothing
 // here sleeps: the clock moves only when a test advances it.
 
-/// A lookup that answers only when cancelled, like a server that is slow today.
-final class SlowLookup: ConcurrentOperation<String, any Error>, @unchecked Sendable {}
+/// A lookup that answers only when cancelled, like a server that is slow today. `nonisolated`,
+/// as every subclass is, so that it compiles in a module that is MainActor by default too.
+nonisolated final class SlowLookup: ConcurrentOperation<String, any Error>, @unchecked Sendable {}
 
 @Test func aCallerLeavesAtItsDeadline() async throws {
   let clock = TestClock()
@@ -32,8 +33,9 @@ final class SlowLookup: ConcurrentOperation<String, any Error>, @unchecked Senda
   await #expect(throws: OperationTimeoutError.self) { try await call.value }
 }
 
-/// What the status endpoint answers.
-struct ServiceStatus: Decodable, Equatable {
+/// What the status endpoint answers. `nonisolated`, so that its `Decodable` conformance is not
+/// main-actor isolated in a module that is MainActor by default, where the decoding needs it.
+nonisolated struct ServiceStatus: Decodable, Equatable {
   let status: String
 }
 

@@ -19,7 +19,7 @@ extension OperationQueueManager {
   ///   - whenAbandoned: What happens to the work once every caller has left.
   /// - Throws: `CancellationError`, `OperationTimeoutError`, or `ForeignOperationError`.
   @_disfavoredOverload
-  public func perform(
+  public nonisolated(nonsending) func perform(
     _ operation: some Operation, coalescingKey: (any Hashable & Sendable)? = nil,
     priority: Operation.QueuePriority? = nil, timeout: Duration? = nil,
     whenAbandoned: AbandonmentPolicy = .cancel
@@ -33,7 +33,7 @@ extension OperationQueueManager {
   /// `ResultProducingOperation/outcome`.
   @discardableResult
   @_disfavoredOverload
-  public func perform<Foreign: ResultProducingOperation>(
+  public nonisolated(nonsending) func perform<Foreign: ResultProducingOperation>(
     _ operation: Foreign, coalescingKey: (any Hashable & Sendable)? = nil,
     priority: Operation.QueuePriority? = nil, timeout: Duration? = nil,
     whenAbandoned: AbandonmentPolicy = .cancel
@@ -62,7 +62,7 @@ extension OperationQueueManager {
   ///   - whenAbandoned: What happens to the work once every caller has left.
   ///   - makeOperation: Builds the operation around `complete`; called at most once, before the
   ///     call suspends (never by a task already cancelled).
-  public func perform<Value: Sendable>(
+  public nonisolated(nonsending) func perform<Value: Sendable>(
     coalescingKey: (any Hashable & Sendable)? = nil, priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil, whenAbandoned: AbandonmentPolicy = .cancel,
     _ makeOperation: (_ complete: @escaping @Sendable (Result<Value, any Error>) -> Void) ->
@@ -104,7 +104,7 @@ extension OperationQueueManager {
   /// - Returns: The operation's outcome's value.
   /// - Throws: The outcome's error, `CancellationError`, `OperationTimeoutError`, or
   ///   `ForeignOperationError`.
-  public func perform<Foreign: ResultProducingOperation>(
+  public nonisolated(nonsending) func perform<Foreign: ResultProducingOperation>(
     coalescingKey: (any Hashable & Sendable)? = nil, priority: Operation.QueuePriority? = nil,
     timeout: Duration? = nil, whenAbandoned: AbandonmentPolicy = .cancel,
     _ makeOperation: () -> Foreign
@@ -124,7 +124,10 @@ extension OperationQueueManager {
   ///
   /// - Throws: `CancellationError` if the operation (or the task) was cancelled, or
   ///   `OperationTimeoutError`.
-  public func waitUntilFinished(_ operation: some Operation, timeout: Duration? = nil) async throws
+  public nonisolated(nonsending) func waitUntilFinished(
+    _ operation: some Operation, timeout: Duration? = nil
+  )
+    async throws
   {
     try await foreignValue(of: operation, as: Void.self, timeout: timeout, observing: true)
   }
@@ -132,7 +135,7 @@ extension OperationQueueManager {
   /// As `waitUntilFinished(_:timeout:)`, returning the operation's
   /// `ResultProducingOperation/outcome`.
   @discardableResult
-  public func waitUntilFinished<Foreign: ResultProducingOperation>(
+  public nonisolated(nonsending) func waitUntilFinished<Foreign: ResultProducingOperation>(
     _ operation: Foreign, timeout: Duration? = nil
   ) async throws -> Foreign.Output {
     try await foreignValue(
@@ -141,7 +144,7 @@ extension OperationQueueManager {
 
   /// The value of `operation` as `Output`, admitted with `key`, `priority` and `policy`, or
   /// (`observing`) waited for where it runs.
-  private func foreignValue<Output: Sendable>(
+  private nonisolated(nonsending) func foreignValue<Output: Sendable>(
     of operation: Operation, as output: Output.Type, key: (any Hashable & Sendable)? = nil,
     priority: Operation.QueuePriority? = nil, timeout: Duration?,
     whenAbandoned policy: AbandonmentPolicy = .cancel, observing: Bool = false

@@ -86,7 +86,20 @@ extension OperationQueueManager {
     callbackQueue: CallbackQueue?,
     onProgress: @escaping @Sendable (OperationProgress) -> Void
   ) -> Admission<Value, Failure> {
-    let observer = ProgressObserver(callbackQueue: callbackQueue, handler: onProgress)
+    admit(
+      operation, waiter: waiter, priority: priority, whenAbandoned: policy,
+      observer: ProgressObserver(callbackQueue: callbackQueue, handler: onProgress))
+  }
+
+  /// ``admit(_:waiter:priority:whenAbandoned:callbackQueue:onProgress:)`` with the caller's
+  /// observer made already (one that calls its handler in the handler's isolation, say).
+  package func admit<Value, Failure>(
+    _ operation: ConcurrentOperation<Value, Failure>,
+    waiter: OperationWaiter,
+    priority: Operation.QueuePriority?,
+    whenAbandoned policy: AbandonmentPolicy = .cancel,
+    observer: ProgressObserver
+  ) -> Admission<Value, Failure> {
     let admission = admit(
       operation, waiter: waiter.closing(observer), priority: priority, whenAbandoned: policy)
     // No waiter identity: the caller had its outcome at once, and the observer is closed.

@@ -51,14 +51,29 @@ package final class ProgressObserver: Sendable {
   // State lives in `state`, guarded by its lock; the other properties are immutable.
   private let state = Locked(State())
   private let callbackQueue: CallbackQueue?
-  private let handler: @Sendable (OperationProgress) -> Void
+  private let handler: Handler
+
+  /// How the handler is called: synchronously on the callback queue, or awaited in its own
+  /// isolation.
+  private enum Handler {
+    case onQueue(@Sendable (OperationProgress) -> Void)
+    case isolated(@isolated(any) @Sendable (OperationProgress) -> Void)
+  }
 
   /// An observer that calls `handler` on `callbackQueue` (a global dispatch queue when nil).
   package init(
     callbackQueue: CallbackQueue?, handler: @escaping @Sendable (OperationProgress) -> Void
   ) {
     self.callbackQueue = callbackQueue
-    self.handler = handler
+    self.handler = .onQueue(handler)
+  }
+
+  /// An observer that calls `handler` in its own isolation (the main actor for a closure
+  /// written in main-actor code; a global dispatch queue for a nonisolated one), from a task of
+  /// its own while a delivery is in flight.
+  package init(isolated handler: @escaping @isolated(any) @Sendable (OperationProgress) -> Void) {
+    self.callbackQueue = nil
+    self.handler = .isolated(handler)
   }
 
   /// Starts following `hub`; false when the observer is closed already (its caller has its
@@ -93,7 +108,13 @@ package final class ProgressObserver: Sendable {
       }
     }
     guard starts else { return }
-    (callbackQueue ?? .dispatch(.global())).execute { [self] in drain() }
+    switch handler {
+    case .onQueue(let handler):
+      (callbackQueue ?? .dispatch(.global())).execute { [self] in drain(handler) }
+    case .isolated(let handler):
+      // Off the cooperative pool, as a handler on a queue is: the handler may block.
+      Task(executorPreference: GlobalQueueExecutor.shared) { [self] in await drain(handler) }
+    }
   }
 
   /// Closes the observer, then runs `handOver` (which hands the caller its outcome): at once
@@ -116,29 +137,59 @@ package final class ProgressObserver: Sendable {
     if now { handOver() }
   }
 
-  /// The delivery: calls the handler with the newest value until none is newer, then ends
+  /// The delivery: calls `handler` with the newest value until none is newer, then ends
   /// (handing over the outcome if the observer was closed meanwhile).
-  private func drain() {
+  private func drain(_ handler: @Sendable (OperationProgress) -> Void) {
     while true {
-      let step = state.withLock { state -> Step in
-        if let newest = state.newest, newest.sequence > state.delivered {
-          state.delivered = newest.sequence
-          return .call(newest.progress)
-        }
-        switch state.stage {
-        case .closing(let handOver):
-          state.stage = .closed
-          return .handOver(handOver)
-        case .idle, .delivering, .closed:
-          if case .delivering = state.stage { state.stage = .idle }
-          return .stop
-        }
-      }
-      switch step {
+      switch nextStep() {
       case .call(let progress): handler(progress)
       case .handOver(let handOver): return handOver()
       case .stop: return
       }
     }
+  }
+
+  /// The delivery to an isolated handler: as the one on a queue, awaiting each call in the
+  /// handler's isolation.
+  private func drain(
+    _ handler: @isolated(any) @Sendable (OperationProgress) -> Void
+  ) async {
+    while true {
+      switch nextStep() {
+      case .call(let progress): await handler(progress)
+      case .handOver(let handOver): return handOver()
+      case .stop: return
+      }
+    }
+  }
+
+  /// What the delivery does next: call the handler with a newer value, hand over the outcome
+  /// of a closed observer, or stop.
+  private func nextStep() -> Step {
+    state.withLock { state -> Step in
+      if let newest = state.newest, newest.sequence > state.delivered {
+        state.delivered = newest.sequence
+        return .call(newest.progress)
+      }
+      switch state.stage {
+      case .closing(let handOver):
+        state.stage = .closed
+        return .handOver(handOver)
+      case .idle, .delivering, .closed:
+        if case .delivering = state.stage { state.stage = .idle }
+        return .stop
+      }
+    }
+  }
+}
+
+/// Runs a task's nonisolated code on a global dispatch queue instead of the cooperative pool,
+/// which a blocking progress handler would starve.
+private final class GlobalQueueExecutor: TaskExecutor {
+  static let shared = GlobalQueueExecutor()
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
   }
 }

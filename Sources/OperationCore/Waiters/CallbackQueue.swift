@@ -6,6 +6,8 @@ import Foundation
 /// Every waiter of an operation picks its own callback queue, so one caller can be called on
 /// the main queue while another, joined to the same coalesced work, is called on a background
 /// queue. A waiter without a callback queue is called on the thread that settles the operation.
+/// Written in place, `callbackQueue: .dispatch(.main)` is a ``MainActorCallbackQueue``, and the
+/// `enqueue` overloads that take one type their handlers `@MainActor`.
 public enum CallbackQueue: Sendable {
   /// Call the waiter asynchronously on a dispatch queue.
   case dispatch(DispatchQueue)

@@ -1,0 +1,1 @@
+../MainActorAppTests/AvatarsModel.swift
