@@ -96,7 +96,7 @@ extension OperationQueueManager {
     _ body: consuming @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
     try await perform(
-      AsyncOperation(consume body), priority: priority, timeout: timeout,
+      AsyncOperation(inheritingContext: consume body), priority: priority, timeout: timeout,
       whenAbandoned: whenAbandoned)
   }
 
@@ -135,7 +135,7 @@ extension OperationQueueManager {
           consume body)
       } else {
         register(
-          AsyncOperation(consume body), priority: priority, timeout: timeout,
+          AsyncOperation(inheritingContext: consume body), priority: priority, timeout: timeout,
           whenAbandoned: whenAbandoned)
       }
     return try await point.outcome().value(as: Value.self)
@@ -165,7 +165,8 @@ extension OperationQueueManager {
           as: ConcurrentOperation<Value, any Error>.self, waiter: waiter, priority: priority,
           whenAbandoned: policy)
         ?? admit(
-          AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority,
+          AsyncOperation(coalescingKey: key, inheritingContext: body), waiter: waiter,
+          priority: priority,
           whenAbandoned: policy)
       return admission.waiterID.map {
         (admission.operation, $0, followsEscalation(of: admission.operation))
