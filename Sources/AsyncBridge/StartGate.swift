@@ -1,5 +1,5 @@
-import LockedValue
 import OperationCore
+import Synchronization
 
 /// What a run's task hands its closure's outcome to: the operation that started it.
 @usableFromInline
@@ -14,23 +14,25 @@ protocol RunOwner: AnyObject, Sendable {
 /// later jobs go to the global concurrent executor.
 ///
 /// The task holds its gate (a task retains the executor it prefers), and the gate holds nothing
-/// else once the task has taken its owner: no cycle through the operation.
+/// else once the task has taken its owner: no cycle through the operation. Lock-free: each
+/// value it stores is written once, before an atomic store or exchange publishes it, and read
+/// only after acquiring that.
 @usableFromInline
 final class StartGate: TaskExecutor, @unchecked Sendable {
-  // State lives in `state`, guarded by its lock.
-  private let state = Locked(State.awaitingTask)
+  // Stages.
+  /// The task is being made; its first job comes next.
+  private static var awaitingTask: UInt8 { 0 }
+  /// The task's first job is held until the operation starts or goes.
+  private static var holding: UInt8 { 1 }
+  /// Being let go: one caller of `open` took the job.
+  private static var opening: UInt8 { 2 }
+  /// Let go, with the owner the task settles (nil when the operation went without starting).
+  private static var opened: UInt8 { 3 }
 
-  private enum State: Sendable {
-    /// The task is being made; its first job comes next.
-    case awaitingTask
-    /// The task's first job, held until the operation starts or goes.
-    case holding(UnownedJob)
-    /// The first job was let go: with the owner it settles (nil when the operation went
-    /// without starting), until the task takes it.
-    case opened((any RunOwner)?)
-    /// The task took its owner: later jobs pass to the global concurrent executor.
-    case passing
-  }
+  private let stage = Atomic<UInt8>(0)
+  // The stage orders every access to these: the dynamic exclusivity check guards nothing here.
+  @exclusivity(unchecked) private var job: UnownedJob?
+  @exclusivity(unchecked) private var owner: (any RunOwner)?
 
   @usableFromInline
   init() {}
@@ -39,12 +41,14 @@ final class StartGate: TaskExecutor, @unchecked Sendable {
   @usableFromInline
   func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
-    let held = state.withLock { state -> Bool in
-      guard case .awaitingTask = state else { return false }
-      state = .holding(job)
-      return true
+    // The first job comes while the task is made, before anything else can reach the gate;
+    // a later one only after the first ran, so after the gate was opened.
+    guard stage.load(ordering: .relaxed) == Self.awaitingTask else {
+      globalConcurrentExecutor.enqueue(ExecutorJob(job))
+      return
     }
-    if !held { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    self.job = job
+    stage.store(Self.holding, ordering: .releasing)
   }
 
   /// Starts the task for `owner` on the calling thread: it runs until its first suspension
@@ -61,22 +65,22 @@ final class StartGate: TaskExecutor, @unchecked Sendable {
     globalConcurrentExecutor.enqueue(ExecutorJob(job))
   }
 
-  /// The owner the task settles, once (nil: the task ends without running its closure).
+  /// The owner the task settles, taken once by the task's first job (nil: the task ends
+  /// without running its closure).
   @usableFromInline
   func takeOwner() -> (any RunOwner)? {
-    state.withLock { state in
-      guard case .opened(let owner) = state else { return nil }
-      state = .passing
-      return owner
-    }
+    guard stage.load(ordering: .acquiring) == Self.opened else { return nil }
+    return owner.take()
   }
 
   /// Takes the held job, recording `owner` for the task; nil if the gate was opened before.
   private func open(_ owner: (any RunOwner)?) -> UnownedJob? {
-    state.withLock { state in
-      guard case .holding(let job) = state else { return nil }
-      state = .opened(owner)
-      return job
-    }
+    let (exchanged, _) = stage.compareExchange(
+      expected: Self.holding, desired: Self.opening, ordering: .acquiring)
+    guard exchanged else { return nil }
+    self.owner = owner
+    let job = self.job.take()
+    stage.store(Self.opened, ordering: .releasing)
+    return job
   }
 }
