@@ -21,8 +21,9 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
   /// Creates an operation that runs `body` when the queue starts it.
   ///
   /// The closure runs in a task started when the queue starts the operation, outside any
-  /// caller's task: it sees no caller's task-local values, and runs at the priority matching
-  /// the operation's queue priority then. (A closure passed to
+  /// caller's task: it sees no caller's task-local values, and starts at the priority the
+  /// runtime gives a task made outside any task (escalated while it runs when a caller asking
+  /// for more joins or is escalated). (A closure passed to
   /// `OperationQueueManager.run(key:priority:timeout:whenAbandoned:_:)` sees its caller's.)
   @inlinable
   public init(_ body: @escaping @Sendable () async throws -> Value) {
