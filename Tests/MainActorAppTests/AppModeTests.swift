@@ -37,6 +37,12 @@ nonisolated enum MainQueueProbe {
     #expect(avatar == Avatar(userID: 7, url: "legacy/7"))
   }
 
+  @Test func aResultProducingOperationBuiltInAClosureIsAwaitedFromTheMainActor() async throws {
+    let model = AvatarsModel(manager: OperationQueueManager(name: "avatars"))
+    #expect(try await model.builtAvatar() == Avatar(userID: 10, url: "loaded/10"))
+    #expect(try await model.squareOnTheQueue(7) == 49)
+  }
+
   @Test func aCallRegistersOnTheMainActorBeforeItSuspends() async throws {
     guard #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) else {
       return

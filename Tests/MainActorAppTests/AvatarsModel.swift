@@ -51,6 +51,27 @@ nonisolated final class LegacyAvatarOperation: Operation, @unchecked Sendable {
   }
 }
 
+/// An existing operation that exposes its outcome: a `ResultProducingOperation`, built in a
+/// closure so that a request that joins work in flight builds nothing.
+nonisolated final class LoadAvatarOperation: Operation, ResultProducingOperation,
+  @unchecked Sendable
+{
+  let userID: Int
+  // `result` lives under `lock`.
+  private let lock = NSLock()
+  private var result: Result<Avatar, any Swift.Error>?
+
+  init(userID: Int) {
+    self.userID = userID
+  }
+
+  var outcome: Result<Avatar, any Swift.Error>? { lock.withLock { result } }
+
+  override func main() {
+    lock.withLock { result = .success(Avatar(userID: userID, url: "loaded/\(userID)")) }
+  }
+}
+
 /// A view model of an app: main-actor code calling the library as README's step 12 writes it
 /// (`legacyAvatar()`, `load(_:)`, `avatar(_:)`), plus a subclass awaited (`avatar(userID:)`) and
 /// a record of where its callbacks ran.
@@ -69,6 +90,16 @@ final class AvatarsModel {
     try await manager.perform(coalescingKey: "avatar/7") { complete in
       LegacyAvatarOperation(userID: 7, completionHandler: complete)
     }
+  }
+
+  /// A result-producing operation, built only when nothing is in flight for its key.
+  func builtAvatar() async throws -> Avatar {
+    try await manager.perform(coalescingKey: "avatar/10") { LoadAvatarOperation(userID: 10) }
+  }
+
+  /// An `async` closure run on the manager's queue.
+  func squareOnTheQueue(_ value: Int) async throws -> Int {
+    try await manager.run { value * value }
   }
 
   /// Shape 2: a completion handler delivered on the main queue touches main-actor state.
