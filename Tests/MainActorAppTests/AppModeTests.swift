@@ -83,8 +83,17 @@ nonisolated enum MainQueueProbe {
   @Test func aProgressObserverRunsOnTheMainActorBeforeTheCallReturns() async throws {
     MainQueueProbe.mark()
     let model = AvatarsModel(manager: OperationQueueManager(name: "avatars"))
-    let avatar = try await model.avatar(FetchAvatar(userID: 4))
-    #expect(avatar.userID == 4)
+    let fetch = HalfwayAvatar(userID: 4)
+    async let avatar = model.avatar(fetch)
+    // The work waits halfway until the observer has run: a value reported just before the work
+    // ends may be passed over for the outcome, so this is what makes the observer's call certain.
+    var polls = 0
+    while model.fraction != 0.5, polls < 30_000 {
+      polls += 1
+      try await Task.sleep(for: .milliseconds(1))
+    }
+    fetch.proceed()
+    #expect(try await avatar.userID == 4)
     #expect(model.fraction == 0.5)
     #expect(model.calledOnMainQueue)
   }
@@ -106,5 +115,31 @@ nonisolated enum MainQueueProbe {
       request: URLRequest(url: server.url("/avatars/9")), session: session)
     let avatar = try await manager.perform(fetch)
     #expect(avatar == Avatar(userID: 9, url: "/avatars/9.png"))
+  }
+}
+
+/// Reports half its progress, then waits until ``proceed()`` before it finishes.
+nonisolated final class HalfwayAvatar: ConcurrentOperation<Avatar, any Error>,
+  @unchecked Sendable
+{
+  let userID: Int
+  private let halfway = DispatchGroup()
+
+  init(userID: Int) {
+    self.userID = userID
+    halfway.enter()
+    super.init()
+  }
+
+  /// Lets the work finish.
+  func proceed() {
+    halfway.leave()
+  }
+
+  override func main() {
+    reportProgress(completed: 1, total: 2)
+    halfway.notify(queue: .global()) { [self] in
+      finish(returning: Avatar(userID: userID, url: "halfway/\(userID)"))
+    }
   }
 }

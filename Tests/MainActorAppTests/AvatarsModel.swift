@@ -117,7 +117,7 @@ final class AvatarsModel {
   }
 
   /// Shape 3: a progress observer touches main-actor state.
-  func avatar(_ op: FetchAvatar) async throws -> Avatar {
+  func avatar(_ op: ConcurrentOperation<Avatar, any Error>) async throws -> Avatar {
     try await manager.perform(op, onProgress: { self.showProgress($0) })
   }
 

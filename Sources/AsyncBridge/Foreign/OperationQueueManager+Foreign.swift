@@ -74,13 +74,11 @@ extension OperationQueueManager {
     _ makeOperation: (_ complete: @escaping @Sendable (Result<Value, any Error>) -> Void) ->
       Operation
   ) async throws -> Value {
-    try await SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
-      let admission = admitBuilt(
-        key: coalescingKey, waiter: waiter,
-        priority: priority ?? Operation.QueuePriority(Task.currentPriority),
-        whenAbandoned: whenAbandoned, makeOperation)
-      return admission.waiterID.map { (admission.operation, $0) }
-    }.outcome().value(as: Value.self)
+    try await outcome(timeout: timeout, priority: priority) { waiter, priority in
+      admitBuilt(
+        key: coalescingKey, waiter: waiter, priority: priority, whenAbandoned: whenAbandoned,
+        makeOperation)
+    }.value(as: Value.self)
   }
 
   /// Builds a foreign operation that produces its own outcome, runs it as
@@ -115,13 +113,11 @@ extension OperationQueueManager {
     timeout: Duration? = nil, whenAbandoned: AbandonmentPolicy = .cancel,
     _ makeOperation: () -> Foreign
   ) async throws -> Foreign.Output {
-    try await SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
-      let admission = admitBuilt(
-        key: coalescingKey, waiter: waiter,
-        priority: priority ?? Operation.QueuePriority(Task.currentPriority),
-        whenAbandoned: whenAbandoned, makeOperation)
-      return admission.waiterID.map { (admission.operation, $0) }
-    }.outcome().foreignValue(as: Foreign.Output.self)
+    try await outcome(timeout: timeout, priority: priority) { waiter, priority in
+      admitBuilt(
+        key: coalescingKey, waiter: waiter, priority: priority, whenAbandoned: whenAbandoned,
+        makeOperation)
+    }.foreignValue(as: Foreign.Output.self)
   }
 
   /// Waits, without blocking a thread, until `operation`, run elsewhere (by any queue, or by
@@ -155,16 +151,25 @@ extension OperationQueueManager {
     priority: Operation.QueuePriority? = nil, timeout: Duration?,
     whenAbandoned policy: AbandonmentPolicy = .cancel, observing: Bool = false
   ) async throws -> Output {
-    try await SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
-      let asked = priority ?? Operation.QueuePriority(Task.currentPriority)
+    try await outcome(timeout: timeout, priority: priority) { waiter, asked in
       let own = operation.queuePriority
-      let admission =
-        observing
+      return observing
         ? ForeignAdapter.observe(operation, waiter: waiter)
         : admitForeign(
           operation, as: Output.self, key: key, waiter: waiter,
           priority: own.rawValue > asked.rawValue ? own : asked, whenAbandoned: policy)
+    }.foreignValue(as: Output.self)
+  }
+
+  /// The outcome of the request `admit` makes with the calling task's waiter and the priority
+  /// it asks for (`priority`, or the task's), with this caller's `timeout`.
+  private nonisolated(nonsending) func outcome(
+    timeout: Duration?, priority: Operation.QueuePriority?,
+    _ admit: (OperationWaiter, Operation.QueuePriority) -> Admission<any Sendable, any Error>
+  ) async -> ErasedOutcome {
+    await SuspensionPoint.register(timeout: timeout, on: { scheduler }) { waiter in
+      let admission = admit(waiter, priority ?? Operation.QueuePriority(Task.currentPriority))
       return admission.waiterID.map { (admission.operation, $0) }
-    }.outcome().foreignValue(as: Output.self)
+    }.outcome()
   }
 }

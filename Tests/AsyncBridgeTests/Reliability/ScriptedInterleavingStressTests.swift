@@ -88,8 +88,9 @@ import Testing
         group.addTask {
           var totals = Totals()
           for round in stride(from: lane, to: rounds, by: lanes) {
-            guard !failed.isSet else { break }
-            let ok = await Self.runRound(round, seed: seed, deadline: deadline, totals: &totals)
+            // The budget bounds how many rounds start; each round's drain has a bound of its own.
+            guard !failed.isSet, ContinuousClock.now < deadline else { break }
+            let ok = await Self.runRound(round, seed: seed, totals: &totals)
             if !ok { failed.set() }
           }
           return totals
@@ -103,7 +104,10 @@ import Testing
       "stress: seed \(seed), \(summary.rounds) interleavings, \(summary.participants) callers "
         + "(\(summary.values) values, \(summary.cancellations) cancellations), "
         + "\(summary.steps) scripted steps, wall \(wall)")
-    #expect(summary.rounds == rounds, "seed \(seed): only \(summary.rounds) of \(rounds) rounds")
+    // Every round ran, unless the budget ran out first (a loaded machine); then at least some.
+    #expect(
+      summary.rounds == rounds || (ContinuousClock.now >= deadline && summary.rounds > 0),
+      "seed \(seed): only \(summary.rounds) of \(rounds) rounds")
     // Seconds after their rounds: a handler called twice, late, would show here.
     let miscalled = summary.handlers.filter { $0.all.count != 1 }
     #expect(miscalled.isEmpty, "seed \(seed): \(miscalled.count) handlers not called exactly once")
@@ -111,7 +115,7 @@ import Testing
 
   /// Runs one random round; records an issue and returns false if an invariant broke.
   static func runRound(
-    _ round: Int, seed: UInt64, deadline: ContinuousClock.Instant, totals: inout Totals
+    _ round: Int, seed: UInt64, totals: inout Totals
   ) async -> Bool {
     var rng = SeededGenerator(seed: seed ^ (UInt64(round) &* 0xD1B5_4A32_D192_ED03))
     let context = "seed \(seed), round \(round)"
@@ -171,10 +175,9 @@ import Testing
     for (operation, key) in zip(operations, keys) { operation.release(Self.value(for: key)) }
 
     let spawned = tasks
-    let remaining = deadline - ContinuousClock.now
-    guard remaining > .zero,
+    guard
       let (awaited, drained) = await completing(
-        within: remaining,
+        within: .testTimeout,
         {
           var awaited: [Int: Result<Int, any Error>] = [:]
           for (index, task) in spawned.enumerated() {
