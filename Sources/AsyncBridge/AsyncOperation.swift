@@ -19,12 +19,6 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
   let work: Locked<AsyncWork>
 
   /// Creates an operation that runs `body` when the queue starts it.
-  ///
-  /// The closure runs in a task started when the queue starts the operation, outside any
-  /// caller's task: it sees no caller's task-local values, and starts at the priority the
-  /// runtime gives a task made outside any task (escalated while it runs when a caller asking
-  /// for more joins or is escalated). (A closure passed to
-  /// `OperationQueueManager.run(key:priority:timeout:whenAbandoned:_:)` sees its caller's.)
   @inlinable
   public init(_ body: @escaping @Sendable () async throws -> Value) {
     work = Locked(AsyncWork(body))
@@ -33,8 +27,6 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
   }
 
   /// Creates an operation that runs `body`, shared by requests with an equal `coalescingKey`.
-  ///
-  /// The closure runs outside any caller's task, as with ``init(_:)``.
   @inlinable
   public init(
     coalescingKey: some Hashable & Sendable, _ body: @escaping @Sendable () async throws -> Value
@@ -44,71 +36,27 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
     passesPriorityOn = true
   }
 
-  /// Creates an operation whose closure runs in a task made now, in the calling task's
-  /// context: it sees that task's task-local values and runs at its priority (or the
-  /// operation's queue priority when the queue starts it, if higher). The task waits, holding
-  /// no thread, until the queue starts the operation, and then starts on the thread that
-  /// starts it.
-  @inlinable
-  init(inheritingContext body: @escaping @Sendable () async throws -> Value) {
-    work = Locked(AsyncWork(inheritingContext: body))
-    super.init()
-    passesPriorityOn = true
-  }
-
-  /// ``init(inheritingContext:)``, shared by requests with an equal `coalescingKey`.
-  @inlinable
-  init(
-    coalescingKey: some Hashable & Sendable,
-    inheritingContext body: @escaping @Sendable () async throws -> Value
-  ) {
-    work = Locked(AsyncWork(inheritingContext: body))
-    super.init(coalescingKey: coalescingKey)
-    passesPriorityOn = true
-  }
-
-  // A task made in its caller's context that never started is let go here: it ends without
-  // running the closure.
-  deinit {
-    let gate = work.withLock { work -> StartGate? in
-      if case .held(_, let gate) = work { return gate }
-      return nil
-    }
-    gate?.discard()
-  }
-
   /// False: the slot is held until the closure returns.
   public override var finishesImmediatelyWhenCancelled: Bool { false }
 
-  /// Starts the task that runs the closure (made now, or held since the operation was made)
-  /// and finishes with the closure's outcome.
+  /// Starts a task that runs the closure and finishes with its outcome.
   public override func main() {
-    let start = work.withLock { work -> AsyncWork in
-      let start = work
-      switch work {
-      case .idle: work = .starting
-      case .held(let task, _): work = .running(task)
-      case .running, .cancelled, .starting: break
-      }
-      return start
+    let run = work.withLock { work -> (@Sendable () async -> ErasedOutcome)? in
+      guard case .idle(let run) = work else { return nil }
+      work = .starting
+      return run
     }
-    switch start {
-    case .idle(let run):
-      let task = Task { [self] in settle(erased: await run()) }
-      let cancelledMeanwhile = work.withLock { work in
-        if case .cancelled = work { return true }
-        work = .running(task)
-        return false
-      }
-      if cancelledMeanwhile { task.cancel() }
-    case .held(let task, let gate):
-      if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
-        task.escalatePriority(to: TaskPriority(queuePriority))
-      }
-      gate.start(for: self)
-    case .running, .cancelled, .starting:
+    guard let run else {
       settle(erased: .cancelled)  // Cancelled between start and now: nothing ran, release the slot.
+      return
     }
+    let task = Task { [self] in settle(erased: await run()) }
+    let cancelledMeanwhile = work.withLock { work in
+      if case .cancelled = work { return true }
+      work = .running(task)
+      return false
+    }
+    if cancelledMeanwhile { task.cancel() }
   }
 
   /// Escalates the task running the closure when a caller asking for more joins or is
@@ -129,20 +77,13 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
     }
   }
 
-  /// Cancels the task running the closure; a task held since the operation was made ends
-  /// without running it.
+  /// Cancels the task running the closure.
   public override func operationWasCancelled() {
-    let (task, gate) = work.withLock { work -> (Task<Void, Never>?, StartGate?) in
+    let task = work.withLock { work -> Task<Void, Never>? in
       defer { work = .cancelled }
-      switch work {
-      case .running(let task): return (task, nil)
-      case .held(let task, let gate): return (task, gate)
-      case .idle, .cancelled, .starting: return (nil, nil)
-      }
+      if case .running(let task) = work { return task }
+      return nil
     }
     task?.cancel()
-    gate?.discard()
   }
 }
-
-extension AsyncOperation: RunOwner {}

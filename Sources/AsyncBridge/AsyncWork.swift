@@ -6,12 +6,8 @@ import OperationCore
 /// metadata on every run.
 @usableFromInline
 enum AsyncWork: Sendable {
-  /// Not started: the closure, wrapped to hand back its outcome type-erased. `main()` makes the
-  /// task that runs it.
+  /// Not started: the closure, wrapped to hand back its outcome type-erased.
   case idle(@Sendable () async -> ErasedOutcome)
-  /// Not started: the task that runs the closure was made in its caller's context, and its
-  /// gate holds it until the queue starts the operation.
-  case held(Task<Void, Never>, StartGate)
   /// Running in this task.
   case running(Task<Void, Never>)
   /// Cancelled: the task (if any) was cancelled, or the closure never starts.
@@ -24,23 +20,7 @@ enum AsyncWork: Sendable {
   /// boxes the value without a metadata lookup.
   @inlinable
   init<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) {
-    self = .idle(Self.erasing(body))
-  }
-
-  /// Work whose task is made now, in the calling task's context: the closure sees that task's
-  /// task-local values and runs at its priority (raised to the operation's queue priority when
-  /// the queue starts it, if that is higher), once the queue starts the operation.
-  @inlinable
-  init<Value: Sendable>(inheritingContext body: @escaping @Sendable () async throws -> Value) {
-    self = Self.held(Self.erasing(body))
-  }
-
-  /// `body`, wrapped to hand back its outcome type-erased.
-  @inlinable
-  static func erasing<Value: Sendable>(
-    _ body: @escaping @Sendable () async throws -> Value
-  ) -> @Sendable () async -> ErasedOutcome {
-    {
+    self = .idle {
       do {
         return .success(ValueBox(try await body()))
       } catch is CancellationError {
@@ -49,16 +29,5 @@ enum AsyncWork: Sendable {
         return .failure(error)
       }
     }
-  }
-
-  /// Makes the task that runs `run` in the calling task's context, held by a gate of its own.
-  @usableFromInline
-  static func held(_ run: @escaping @Sendable () async -> ErasedOutcome) -> AsyncWork {
-    let gate = StartGate()
-    let task = Task(executorPreference: gate) {
-      guard let owner = gate.takeOwner() else { return }
-      owner.settle(erased: await run())
-    }
-    return .held(task, gate)
   }
 }

@@ -8,9 +8,6 @@ extension ConcurrentOperation {
   /// caller still waits for it. A `timeout` works the same way, with `OperationTimeoutError`
   /// (scope `.caller`). If the operation has already finished, returns at once.
   ///
-  /// Starts no work: the operation runs where its queue starts it, outside the calling task,
-  /// and sees none of the caller's task-local values.
-  ///
   /// - Parameters:
   ///   - timeout: This caller's deadline, counted from the call; nil for none.
   ///   - whenAbandoned: What happens to the operation once every caller has left: `.cancel`
@@ -39,8 +36,7 @@ extension ConcurrentOperation where Failure: OperationFailure {
   ///
   /// Cancellation, the deadline and `whenAbandoned` behave as in the untyped
   /// `value(timeout:whenAbandoned:)`, but cancellation and the deadline arrive as
-  /// `Failure(cancellation:)` and `Failure(timeout:)`. The operation runs outside the calling
-  /// task, as with the untyped `value(timeout:whenAbandoned:)`.
+  /// `Failure(cancellation:)` and `Failure(timeout:)`.
   ///
   /// - Parameters:
   ///   - timeout: This caller's deadline, counted from the call; nil for none.

@@ -18,10 +18,6 @@ extension OperationQueueManager {
   /// (the default), run to its end, or kept for a while for a late request to join
   /// (`AbandonmentPolicy`).
   ///
-  /// The operation's work runs where its queue starts it, outside the calling task: it sees
-  /// none of the caller's task-local values, and its priority is its queue priority. Whatever
-  /// it needs from the caller's context goes into the operation when the caller builds it.
-  ///
   /// - Parameters:
   ///   - operation: The work. If one with the same `CoalescingKey` is in flight, this one
   ///     is dropped and the call waits for that one. The dropped one never runs and always
@@ -57,9 +53,6 @@ extension OperationQueueManager {
   /// function that declares `throws(Failure)` or a `do throws(Failure)` block; in a plain
   /// closure such as `Task { … }` write `do throws(Failure) { … } catch { … }` to keep it.
   ///
-  /// The operation's work runs outside the calling task, as with the untyped `perform`: it
-  /// sees none of the caller's task-local values.
-  ///
   /// - Parameters:
   ///   - operation: The work, coalesced by its key.
   ///   - priority: The queue priority this caller asks for; nil uses the task's.
@@ -86,14 +79,6 @@ extension OperationQueueManager {
   /// passing) leaves the run, cancelling it unless `whenAbandoned` asks to keep it; cancelling
   /// the operation cancels the task running `body`.
   ///
-  /// `body` runs in a task of its own, made in the calling task's context: it sees the caller's
-  /// task-local values (a trace identifier, a tracing library's context) and runs at the
-  /// caller's priority, raised to the operation's queue priority when the queue starts it if
-  /// that is higher. That task waits for the queue's slot without holding a thread and starts
-  /// on the thread that starts the operation. It is not the calling task: cancelling the
-  /// caller reaches `body` only through the run's cancellation, and a run kept after its
-  /// caller left (`.finish`, `.linger(_:)`) runs on with the caller's values.
-  ///
   /// - Parameters:
   ///   - key: Pass nothing (or nil) for a run of its own.
   ///   - priority: The queue priority this caller asks for; nil uses the task's.
@@ -111,7 +96,7 @@ extension OperationQueueManager {
     _ body: consuming @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
     try await perform(
-      AsyncOperation(inheritingContext: consume body), priority: priority, timeout: timeout,
+      AsyncOperation(consume body), priority: priority, timeout: timeout,
       whenAbandoned: whenAbandoned)
   }
 
@@ -124,11 +109,6 @@ extension OperationQueueManager {
   /// passing) leaves the shared run, cancelling it only when nobody else waits and no caller's
   /// `whenAbandoned` asks to keep it. `forget(key:)` makes the next call with `key` start a
   /// new run.
-  ///
-  /// The run's `body` is the one of the call that started it, and runs with that caller's
-  /// task-local values and priority (raised when a caller asking for more joins); a call that
-  /// joins never runs its `body`, and its task-local values reach nothing. A run without a key
-  /// runs with its own caller's.
   ///
   /// - Parameters:
   ///   - key: A coalescing key; nil runs `body` on its own.
@@ -155,7 +135,7 @@ extension OperationQueueManager {
           consume body)
       } else {
         register(
-          AsyncOperation(inheritingContext: consume body), priority: priority, timeout: timeout,
+          AsyncOperation(consume body), priority: priority, timeout: timeout,
           whenAbandoned: whenAbandoned)
       }
     return try await point.outcome().value(as: Value.self)
@@ -185,8 +165,7 @@ extension OperationQueueManager {
           as: ConcurrentOperation<Value, any Error>.self, waiter: waiter, priority: priority,
           whenAbandoned: policy)
         ?? admit(
-          AsyncOperation(coalescingKey: key, inheritingContext: body), waiter: waiter,
-          priority: priority,
+          AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority,
           whenAbandoned: policy)
       return admission.waiterID.map {
         (admission.operation, $0, followsEscalation(of: admission.operation))

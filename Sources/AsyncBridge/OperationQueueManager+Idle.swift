@@ -6,8 +6,7 @@ extension OperationQueueManager {
   /// blocking a thread (unlike `OperationQueue.waitUntilAllOperationsAreFinished()`).
   ///
   /// Returns at once if the manager is idle. Operations added to the queue directly, not
-  /// through the manager, are not waited for. Runs no work: the operations run where their
-  /// queue starts them, whatever the calling task's task-local values.
+  /// through the manager, are not waited for.
   ///
   /// - Throws: `CancellationError` if the calling task is cancelled while waiting; the
   ///   operations are not affected.

@@ -10,9 +10,6 @@ extension Benchmark {
     case awaitOverhead = "await_overhead"
     /// 100 concurrent tasks, each awaiting its share in turn (`await_concurrent`'s side).
     case awaitConcurrent = "await_concurrent"
-    /// Sequential `try await manager.run { }` without a key: `await_overhead` with a closure
-    /// for the operation, so the two figures give what a run costs beyond a `perform`.
-    case runOverhead = "run_overhead"
     /// `throughput` with one `makeEvents()` subscriber draining the stream.
     case eventsOverhead = "events_overhead"
     /// `await_overhead` with an operation that reports its progress once, nobody observing.
@@ -37,8 +34,6 @@ extension Benchmark {
         _ = try await AwaitOverhead.ours(count: count)
       case .awaitConcurrent:
         _ = try await AwaitConcurrent.ours(tasks: 100, awaits: max(1, count / 100))
-      case .runOverhead:
-        _ = try await AwaitOverhead.runs(count: count)
       case .eventsOverhead:
         _ = try await EventsOverhead.subscribed(count: count)
       case .progressReported:

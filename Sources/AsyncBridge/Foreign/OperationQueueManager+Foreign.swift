@@ -7,9 +7,7 @@ extension OperationQueueManager {
   ///
   /// As `enqueue(_:coalescingKey:priority:callbackQueue:completion:)` (for one run elsewhere:
   /// `waitUntilFinished(_:timeout:)`). Cancelling the calling task resumes this call at once with
-  /// `CancellationError`; docs/CANCELLATION.md says what happens to the work. The operation
-  /// runs where its queue starts it, outside the calling task: it sees none of the caller's
-  /// task-local values.
+  /// `CancellationError`; docs/CANCELLATION.md says what happens to the work.
   ///
   /// - Parameters:
   ///   - operation: The work. One that has already finished is not run again.
@@ -32,7 +30,7 @@ extension OperationQueueManager {
   }
 
   /// As `perform(_:coalescingKey:priority:timeout:whenAbandoned:)`, returning the operation's
-  /// `ResultProducingOperation/outcome`. The operation runs outside the calling task, as there.
+  /// `ResultProducingOperation/outcome`.
   @discardableResult
   @_disfavoredOverload
   public nonisolated(nonsending) func perform<Foreign: ResultProducingOperation>(
@@ -48,10 +46,6 @@ extension OperationQueueManager {
   /// Builds a foreign operation around `complete`, a completion handler of the manager's, runs
   /// it as `perform(_:coalescingKey:priority:timeout:whenAbandoned:)` does, and returns what
   /// that handler receives first.
-  ///
-  /// `makeOperation` runs in the calling task before it suspends, so it sees the caller's
-  /// task-local values: read there what the operation needs. The operation itself runs outside
-  /// the calling task and sees none of them.
   ///
   /// ```swift
   /// let user = try await manager.perform(coalescingKey: "user/7") { complete in
