@@ -45,6 +45,30 @@ import Testing
     #expect(await becomesIdle(manager))
   }
 
+  /// A trace identifier, as a tracing library keeps one.
+  enum Trace {
+    @TaskLocal static var requestID = "none"
+  }
+
+  /// The builder runs in the calling task before it suspends: it sees the caller's task-local
+  /// values, and may hand them to the operation it builds.
+  @Test func theBuilderSeesTheCallersTaskLocalValues() async {
+    let manager = OperationQueueManager()
+    let seen = Locked<String?>(nil)
+    let task = Task {
+      try await Trace.$requestID.withValue("req-7") {
+        try await manager.perform { complete in
+          seen.withLock { $0 = Trace.requestID }
+          return AnswerFirstOperation(
+            answers: [1], finishesAfterAnswering: true, completionHandler: complete)
+        }
+      }
+    }
+    await expectValue(1, from: task)
+    #expect(seen.withLock { $0 } == "req-7")
+    #expect(await becomesIdle(manager))
+  }
+
   @Test func theValueMayComeBeforeTheOperationReportsFinished() async {
     let manager = OperationQueueManager()
     let built = Locked<AnswerFirstOperation?>(nil)

@@ -201,6 +201,27 @@ import Testing
     #expect(await error(of: failing) as? UnfurlURLOperation.Error == .noTarget)
   }
 
+  /// The builder runs in the calling task before it suspends: it sees the caller's task-local
+  /// values (docs: "Whose context the work sees").
+  @Test func theBuilderSeesTheCallersTaskLocalValues() async {
+    let manager = OperationQueueManager(name: "family.context")
+    let service = ManualUnfurlService()
+    let seen = Locked<String?>(nil)
+    let short = Self.short
+    let task = Task {
+      try await CompletionHandlerShapeTests.Trace.$requestID.withValue("req-8") {
+        try await manager.perform(coalescingKey: short) { () -> UnfurlURLOperation in
+          seen.withLock { $0 = CompletionHandlerShapeTests.Trace.requestID }
+          return UnfurlURLOperation(shortURL: short, service: service)
+        }
+      }
+    }
+    #expect(await eventually { service.requestCount == 1 })
+    service.answer(Self.target)
+    await expectValue(Self.target, from: task)
+    #expect(seen.withLock { $0 } == "req-8")
+  }
+
   /// A task already cancelled builds nothing; a caller's deadline leaves the work to the others.
   @Test func aCancelledTaskBuildsNothing() async {
     let manager = OperationQueueManager(name: "family.cancelled")
