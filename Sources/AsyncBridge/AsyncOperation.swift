@@ -19,6 +19,12 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
   let work: Locked<AsyncWork>
 
   /// Creates an operation that runs `body` when the queue starts it.
+  ///
+  /// The closure runs in a task started when the queue starts the operation, outside any
+  /// caller's task: it sees no caller's task-local values, and starts at the priority the
+  /// runtime gives a task made outside any task (escalated while it runs when a caller asking
+  /// for more joins or is escalated). A closure passed to `OperationQueueManager.run` sees its
+  /// caller's.
   @inlinable
   public init(_ body: @escaping @Sendable () async throws -> Value) {
     work = Locked(AsyncWork(body))
@@ -27,6 +33,8 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
   }
 
   /// Creates an operation that runs `body`, shared by requests with an equal `coalescingKey`.
+  ///
+  /// The closure runs outside any caller's task, as with ``init(_:)``.
   @inlinable
   public init(
     coalescingKey: some Hashable & Sendable, _ body: @escaping @Sendable () async throws -> Value
@@ -36,27 +44,73 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
     passesPriorityOn = true
   }
 
+  /// Creates an operation whose closure runs in a task made now, in the calling task's
+  /// context: it sees that task's task-local values and runs at its priority (or the
+  /// operation's queue priority when the queue starts it, if higher). The task waits, holding
+  /// no thread, until the queue starts the operation.
+  @inlinable
+  init(inheritingContext body: @escaping @Sendable () async throws -> Value) {
+    work = Locked(AsyncWork(inheritingContext: body))
+    super.init()
+    passesPriorityOn = true
+  }
+
+  /// ``init(inheritingContext:)``, shared by requests with an equal `coalescingKey`.
+  @inlinable
+  init(
+    coalescingKey: some Hashable & Sendable,
+    inheritingContext body: @escaping @Sendable () async throws -> Value
+  ) {
+    work = Locked(AsyncWork(inheritingContext: body))
+    super.init(coalescingKey: coalescingKey)
+    passesPriorityOn = true
+  }
+
+  // A task made in its caller's context for an operation that never started ends here,
+  // without running the closure.
+  deinit {
+    let gate = work.withLock { work -> RunStartGate? in
+      if case .held(_, let gate, _) = work { return gate }
+      return nil
+    }
+    gate?.discard()
+  }
+
   /// False: the slot is held until the closure returns.
   public override var finishesImmediatelyWhenCancelled: Bool { false }
 
-  /// Starts a task that runs the closure and finishes with its outcome.
+  /// Starts the task that runs the closure (made now, or waiting since the operation was made)
+  /// and finishes with the closure's outcome.
   public override func main() {
-    let run = work.withLock { work -> (@Sendable () async -> ErasedOutcome)? in
-      guard case .idle(let run) = work else { return nil }
-      work = .starting
-      return run
+    let start = work.withLock { work -> AsyncWork in
+      let start = work
+      switch work {
+      case .idle: work = .starting
+      case .held(let task, _, _): work = .running(task)
+      case .running, .cancelled, .starting: break
+      }
+      return start
     }
-    guard let run else {
+    switch start {
+    case .idle(let run):
+      let task = Task { [self] in settle(erased: await run()) }
+      let cancelledMeanwhile = work.withLock { work in
+        if case .cancelled = work { return true }
+        work = .running(task)
+        return false
+      }
+      if cancelledMeanwhile { task.cancel() }
+    case .held(let task, let gate, let madeAt):
+      let queued = TaskPriority(queuePriority)
+      if queued > madeAt,
+        #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *)
+      {
+        task.escalatePriority(to: queued)
+      }
+      gate.open(for: self)
+    case .running, .cancelled, .starting:
       settle(erased: .cancelled)  // Cancelled between start and now: nothing ran, release the slot.
-      return
     }
-    let task = Task { [self] in settle(erased: await run()) }
-    let cancelledMeanwhile = work.withLock { work in
-      if case .cancelled = work { return true }
-      work = .running(task)
-      return false
-    }
-    if cancelledMeanwhile { task.cancel() }
   }
 
   /// Escalates the task running the closure when a caller asking for more joins or is
@@ -77,13 +131,20 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
     }
   }
 
-  /// Cancels the task running the closure.
+  /// Cancels the task running the closure; a task waiting since the operation was made ends
+  /// without running it.
   public override func operationWasCancelled() {
-    let task = work.withLock { work -> Task<Void, Never>? in
+    let (task, gate) = work.withLock { work -> (Task<Void, Never>?, RunStartGate?) in
       defer { work = .cancelled }
-      if case .running(let task) = work { return task }
-      return nil
+      switch work {
+      case .running(let task): return (task, nil)
+      case .held(let task, let gate, _): return (task, gate)
+      case .idle, .cancelled, .starting: return (nil, nil)
+      }
     }
     task?.cancel()
+    gate?.discard()
   }
 }
+
+extension AsyncOperation: RunOwner {}

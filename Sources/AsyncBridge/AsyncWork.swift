@@ -6,8 +6,12 @@ import OperationCore
 /// metadata on every run.
 @usableFromInline
 enum AsyncWork: Sendable {
-  /// Not started: the closure, wrapped to hand back its outcome type-erased.
+  /// Not started: the closure, wrapped to hand back its outcome type-erased. `main()` makes the
+  /// task that runs it.
   case idle(@Sendable () async -> ErasedOutcome)
+  /// Not started: the task that runs the closure was made in its caller's context and waits at
+  /// its gate until the queue starts the operation.
+  case held(Task<Void, Never>, RunStartGate, madeAt: TaskPriority)
   /// Running in this task.
   case running(Task<Void, Never>)
   /// Cancelled: the task (if any) was cancelled, or the closure never starts.
@@ -20,7 +24,24 @@ enum AsyncWork: Sendable {
   /// boxes the value without a metadata lookup.
   @inlinable
   init<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) {
-    self = .idle {
+    self = .idle(Self.erasing(body))
+  }
+
+  /// Work whose task is made now, in the calling task's context: the closure sees that task's
+  /// task-local values and runs at its priority (raised to the operation's queue priority when
+  /// the queue starts it, if that is higher), once the queue starts the operation.
+  @inlinable
+  init<Value: Sendable>(inheritingContext body: @escaping @Sendable () async throws -> Value) {
+    self = Self.held(Self.erasing(body))
+  }
+
+  /// `body`, wrapped to hand back its outcome type-erased; a `CancellationError` it throws is
+  /// reported as cancellation.
+  @inlinable
+  static func erasing<Value: Sendable>(
+    _ body: @escaping @Sendable () async throws -> Value
+  ) -> @Sendable () async -> ErasedOutcome {
+    {
       do {
         return .success(ValueBox(try await body()))
       } catch is CancellationError {
@@ -29,5 +50,19 @@ enum AsyncWork: Sendable {
         return .failure(error)
       }
     }
+  }
+
+  /// Makes the task that runs `run` in the calling task's context, waiting at a gate of its
+  /// own. Where the runtime can, the task starts at once on the calling thread and reaches its
+  /// gate before this returns, so waiting costs no executor job.
+  @usableFromInline
+  static func held(_ run: @escaping @Sendable () async -> ErasedOutcome) -> AsyncWork {
+    let gate = RunStartGate()
+    let body: @Sendable () async -> Void = {
+      guard let owner = await gate.wait() else { return }
+      owner.settle(erased: await run())
+    }
+    let task = Task(operation: body)
+    return .held(task, gate, madeAt: Task.currentPriority)
   }
 }

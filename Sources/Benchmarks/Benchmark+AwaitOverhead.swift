@@ -71,6 +71,19 @@ extension Benchmark {
       return elapsed / Double(count)
     }
 
+    /// `run_overhead`'s side: a loop of `try await manager.run { }` without a key, each closure
+    /// returning at once.
+    static func runs(count: Int) async throws -> Double {
+      let manager = OperationQueueManager(name: "bench.await_overhead.runs")
+      let elapsed = try await Statistics.nanoseconds {
+        for index in 0..<count {
+          _ = try await manager.run { index }
+        }
+      }
+      try await manager.waitUntilIdle()
+      return elapsed / Double(count)
+    }
+
     /// The baseline: a loop of awaits through the hand-written bridge on a raw queue.
     static func baseline(count: Int) async throws -> Double {
       try await sequentialAwaits(count: count, queueName: "bench.await_overhead.baseline") {

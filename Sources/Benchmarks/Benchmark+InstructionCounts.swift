@@ -8,6 +8,9 @@ extension Benchmark {
     case throughput
     /// Sequential `try await manager.perform(_:)` (`await_overhead`'s side).
     case awaitOverhead = "await_overhead"
+    /// Sequential `try await manager.run { }` without a key: `await_overhead` with a closure
+    /// for the operation, so the two figures give what a run costs beyond a `perform`.
+    case runOverhead = "run_overhead"
     /// 100 concurrent tasks, each awaiting its share in turn (`await_concurrent`'s side).
     case awaitConcurrent = "await_concurrent"
     /// `throughput` with one `makeEvents()` subscriber draining the stream.
@@ -32,6 +35,8 @@ extension Benchmark {
         _ = try await Throughput.ours(count: count)
       case .awaitOverhead:
         _ = try await AwaitOverhead.ours(count: count)
+      case .runOverhead:
+        _ = try await AwaitOverhead.runs(count: count)
       case .awaitConcurrent:
         _ = try await AwaitConcurrent.ours(tasks: 100, awaits: max(1, count / 100))
       case .eventsOverhead:

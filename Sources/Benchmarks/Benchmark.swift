@@ -45,6 +45,7 @@ public enum Benchmark {
       Scenario(name: "throughput") { try await Throughput.run(scale: $0) },
       Scenario(name: "events_overhead") { try await EventsOverhead.run(scale: $0) },
       Scenario(name: "await_overhead") { try await AwaitOverhead.run(scale: $0) },
+      Scenario(name: "run_overhead") { try await RunOverhead.run(scale: $0) },
       Scenario(name: "await_concurrent") { try await AwaitConcurrent.run(scale: $0) },
       Scenario(name: "coalesce_fanin") { try await CoalesceFanIn.run(scale: $0) },
       Scenario(name: "enqueue_depth") { try await EnqueueDepth.run(scale: $0) },
