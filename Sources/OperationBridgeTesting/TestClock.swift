@@ -2,9 +2,8 @@ import LockedValue
 import OperationCore
 
 /// A clock that moves only when a test advances it: give it to a manager, and everything the
-/// layer times on that manager (operation timeouts, stall reports, callers' deadlines, retry
-/// waits and servers' `Retry-After`, page backoffs) happens when the test says, without
-/// sleeping.
+/// layer times on that manager happens when the test says, without sleeping (OperationCore's
+/// Glossary lists what that is, under *manager's clock*).
 ///
 /// ```swift
 /// let clock = TestClock()
@@ -121,10 +120,10 @@ public final class TestClock: Clock, SchedulerDrivingClock, @unchecked Sendable 
     state.withLock { $0.now = max($0.now, target) }
   }
 
-  /// How many timers are set on this clock and have not fired: operation timeouts, stall
-  /// checks, callers' deadlines, retry waits, page backoffs and ``sleep(until:tolerance:)``s.
-  /// An operation's timeout and stall check are taken out when it finishes, and a caller's
-  /// deadline when the caller gets its outcome.
+  /// How many timers are set on this clock and have not fired: those of every manager given
+  /// this clock (OperationCore's Glossary lists them, under *manager's clock*) and this clock's
+  /// own ``sleep(until:tolerance:)``s. An operation's timeout and stall check are taken out when
+  /// it finishes, and a caller's deadline when the caller gets its outcome.
   public var pendingTimers: Int {
     schedulers.reduce(0) { $0 + $1.pendingCount }
   }

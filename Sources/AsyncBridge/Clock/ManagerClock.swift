@@ -1,8 +1,8 @@
 import OperationCore
 
-/// A manager's clock as a Swift `Clock`: the time on which the manager measures operation
-/// timeouts, stall reports, callers' deadlines, retry waits and page backoffs, to read and to
-/// wait on from a team's own code.
+/// A manager's clock as a Swift `Clock`: the time on which the manager measures every timer of
+/// its work (OperationCore's Glossary lists them, under *manager's clock*), to read and to wait
+/// on from a team's own code.
 ///
 /// Get it from a manager (`manager.clock`) rather than keep the clock the manager was made
 /// with: a wait on it is an entry of the manager's scheduler, so it ends when a `TestClock`

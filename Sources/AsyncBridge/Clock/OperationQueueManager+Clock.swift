@@ -1,8 +1,9 @@
 import OperationCore
 
 extension OperationQueueManager {
-  /// The manager's clock, to read and to wait on: the one its operation timeouts, callers'
-  /// deadlines, retry waits and page backoffs are measured on (the clock it was made with).
+  /// The manager's clock, to read and to wait on: the one every timer of its work runs on (the
+  /// clock it was made with; OperationCore's Glossary lists those timers, under *manager's
+  /// clock*).
   ///
   /// A wait on it is one of the manager's timers, so a `TestClock` given to the manager ends it
   /// when advanced past its deadline. See ``ManagerClock``.

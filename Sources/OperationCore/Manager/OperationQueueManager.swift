@@ -43,8 +43,8 @@ public final class OperationQueueManager: @unchecked Sendable {
   /// idle tracking see it; the queue itself is exposed for settings the manager does not wrap.
   public let queue: OperationQueue
 
-  /// Fires the timers of the work this manager admits (operation timeouts, stall reports,
-  /// callers' deadlines, retry waits) on the manager's clock.
+  /// Fires the timers of the work this manager admits on the manager's clock (the Glossary's
+  /// *manager's clock* entry lists them).
   @usableFromInline
   package let scheduler: Scheduler
 
@@ -77,8 +77,8 @@ public final class OperationQueueManager: @unchecked Sendable {
   /// - Parameters:
   ///   - queue: The queue to schedule on. Operations added to it directly (not through this
   ///     manager) still run, but are neither coalesced nor counted by ``isIdle``.
-  ///   - clock: The clock every timer of the work this manager admits runs on: operation
-  ///     timeouts, stall reports, callers' deadlines and retry waits. The continuous clock by
+  ///   - clock: The clock every timer of the work this manager admits runs on (the
+  ///     <doc:Glossary>'s *manager's clock* entry lists them). The continuous clock by
   ///     default; a test passes a `TestClock` (`OperationBridgeTesting`) and advances it by
   ///     hand. Any other clock is read, and waited for in real time.
   public init(queue: OperationQueue, clock: some Clock<Duration> = ContinuousClock()) {

@@ -25,9 +25,8 @@ import Synchronization
 /// **Cancellation.** ``cancel()`` is always safe. It delivers cancellation to every waiter at once,
 /// calls ``operationWasCancelled()`` if the work had started, and releases the queue slot (unless
 /// ``finishesImmediatelyWhenCancelled`` is false). An operation its queue has not started yet is
-/// released (reports `isFinished`) only when the queue starts it: releasing it earlier hangs
-/// swift-corelibs-foundation's queue (see docs/RELIABILITY.md). Waiters do not wait for that; they
-/// are resumed at once.
+/// released once the queue starts it (the corelibs rule in docs/PLATFORM-NOTES.md). Waiters do
+/// not wait for that; they are resumed at once.
 ///
 /// **Readiness.** `isReady` is `Operation`'s own, so dependencies work as usual; a cancelled
 /// operation becomes ready at once and is released without running ``main()``.

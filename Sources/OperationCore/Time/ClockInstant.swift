@@ -1,6 +1,5 @@
 /// A point on a manager's clock, stored as the time since that clock's origin: the one instant
-/// type of the layer's timers (operation timeouts, stall reports, caller deadlines, retry waits,
-/// page backoffs).
+/// type of the layer's timers (the Glossary's *manager's clock* entry lists them).
 ///
 /// An instant means something only to the ``Scheduler`` whose driver read it: two schedulers
 /// on different clocks have different origins. A clock's own `Instant` need not be frozen, so

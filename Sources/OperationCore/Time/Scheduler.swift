@@ -1,8 +1,7 @@
 import LockedValue
 
-/// The one component that fires timers on a clock: operation timeouts, stall reports, caller
-/// deadlines, retry waits and page backoffs of the work a manager admits all go through its
-/// manager's scheduler.
+/// The one component that fires timers on a clock: every timer of the work a manager admits
+/// goes through its manager's scheduler. The Glossary's *manager's clock* entry lists them.
 ///
 /// Pending entries sit in a min-heap by due instant (adding and taking one out cost O(log n));
 /// a ``SchedulerDriver`` wakes the scheduler when the earliest is due: one Dispatch timer for a
