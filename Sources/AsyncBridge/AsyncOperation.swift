@@ -69,11 +69,7 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
   // A task made in its caller's context for an operation that never started ends here,
   // without running the closure.
   deinit {
-    let gate = work.withLock { work -> RunStartGate? in
-      if case .held(_, let gate, _) = work { return gate }
-      return nil
-    }
-    gate?.discard()
+    work.withLock { $0.heldGate }?.discard()
   }
 
   /// False: the slot is held until the closure returns.
@@ -82,33 +78,19 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
   /// Starts the task that runs the closure (made now, or waiting since the operation was made)
   /// and finishes with the closure's outcome.
   public override func main() {
-    let start = work.withLock { work -> AsyncWork in
-      let start = work
-      switch work {
-      case .idle: work = .starting
-      case .held(let task, _, _): work = .running(task)
-      case .running, .cancelled, .starting: break
-      }
-      return start
-    }
-    switch start {
-    case .idle(let run):
+    switch work.withLock({ $0.start() }) {
+    case .makeTask(let run):
       let task = Task { [self] in settle(erased: await run()) }
-      let cancelledMeanwhile = work.withLock { work in
-        if case .cancelled = work { return true }
-        work = .running(task)
-        return false
-      }
-      if cancelledMeanwhile { task.cancel() }
-    case .held(let task, let gate, let madeAt):
+      if work.withLock({ $0.record(task) }) { task.cancel() }
+    case .open(let task, let gate):
       let queued = TaskPriority(queuePriority)
-      if queued > madeAt,
+      if queued > gate.madeAt,
         #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *)
       {
         task.escalatePriority(to: queued)
       }
       gate.open(for: self)
-    case .running, .cancelled, .starting:
+    case .endCancelled:
       settle(erased: .cancelled)  // Cancelled between start and now: nothing ran, release the slot.
     }
   }
@@ -121,11 +103,7 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
     to priority: Operation.QueuePriority, whileExecuting: Bool
   ) {
     guard whileExecuting else { return }
-    let task = work.withLock { work -> Task<Void, Never>? in
-      if case .running(let task) = work { return task }
-      return nil
-    }
-    guard let task else { return }
+    guard let task = work.withLock({ $0.runningTask }) else { return }
     if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
       task.escalatePriority(to: TaskPriority(priority))
     }
@@ -134,14 +112,7 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
   /// Cancels the task running the closure; a task waiting since the operation was made ends
   /// without running it.
   public override func operationWasCancelled() {
-    let (task, gate) = work.withLock { work -> (Task<Void, Never>?, RunStartGate?) in
-      defer { work = .cancelled }
-      switch work {
-      case .running(let task): return (task, nil)
-      case .held(let task, let gate, _): return (task, gate)
-      case .idle, .cancelled, .starting: return (nil, nil)
-      }
-    }
+    let (task, gate) = work.withLock { $0.cancel() }
     task?.cancel()
     gate?.discard()
   }

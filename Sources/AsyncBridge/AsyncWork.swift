@@ -11,7 +11,7 @@ enum AsyncWork: Sendable {
   case idle(@Sendable () async -> ErasedOutcome)
   /// Not started: the task that runs the closure was made in its caller's context and waits at
   /// its gate until the queue starts the operation.
-  case held(Task<Void, Never>, RunStartGate, madeAt: TaskPriority)
+  case held(Task<Void, Never>, RunStartGate)
   /// Running in this task.
   case running(Task<Void, Never>)
   /// Cancelled: the task (if any) was cancelled, or the closure never starts.
@@ -53,16 +53,74 @@ enum AsyncWork: Sendable {
   }
 
   /// Makes the task that runs `run` in the calling task's context, waiting at a gate of its
-  /// own. Where the runtime can, the task starts at once on the calling thread and reaches its
-  /// gate before this returns, so waiting costs no executor job.
+  /// own.
   @usableFromInline
   static func held(_ run: @escaping @Sendable () async -> ErasedOutcome) -> AsyncWork {
-    let gate = RunStartGate()
+    let gate = RunStartGate(madeAt: Task.currentPriority)
     let body: @Sendable () async -> Void = {
       guard let owner = await gate.wait() else { return }
       owner.settle(erased: await run())
     }
     let task = Task(operation: body)
-    return .held(task, gate, madeAt: Task.currentPriority)
+    return .held(task, gate)
+  }
+}
+
+// MARK: Transitions
+
+extension AsyncWork {
+  /// What `main()` does once the queue starts the operation.
+  @usableFromInline
+  enum Start {
+    /// Makes the task that runs the closure (`.starting` until it is recorded).
+    case makeTask(@Sendable () async -> ErasedOutcome)
+    /// Lets the task made in the caller's context run.
+    case open(Task<Void, Never>, RunStartGate)
+    /// Ends the operation as cancelled: the closure never runs.
+    case endCancelled
+  }
+
+  /// The queue starts the operation.
+  mutating func start() -> Start {
+    switch self {
+    case .idle(let run):
+      self = .starting
+      return .makeTask(run)
+    case .held(let task, let gate):
+      self = .running(task)
+      return .open(task, gate)
+    case .running, .cancelled, .starting:
+      return .endCancelled
+    }
+  }
+
+  /// `main()` made the task for the closure; true if the operation was cancelled meanwhile (the
+  /// task is to be cancelled).
+  mutating func record(_ task: Task<Void, Never>) -> Bool {
+    if case .cancelled = self { return true }
+    self = .running(task)
+    return false
+  }
+
+  /// The operation is cancelled: the task to cancel and the gate to discard, if any.
+  mutating func cancel() -> (Task<Void, Never>?, RunStartGate?) {
+    defer { self = .cancelled }
+    switch self {
+    case .running(let task): return (task, nil)
+    case .held(let task, let gate): return (task, gate)
+    case .idle, .cancelled, .starting: return (nil, nil)
+    }
+  }
+
+  /// The task running the closure, if it runs.
+  var runningTask: Task<Void, Never>? {
+    if case .running(let task) = self { return task }
+    return nil
+  }
+
+  /// The gate of a task made in its caller's context that has not been let go, if any.
+  var heldGate: RunStartGate? {
+    if case .held(_, let gate) = self { return gate }
+    return nil
   }
 }

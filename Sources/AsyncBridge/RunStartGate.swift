@@ -23,7 +23,7 @@ struct RunStartGate: Sendable {
     /// Neither the task nor the operation's verdict has arrived.
     case waiting
     /// The task waits here for the verdict.
-    case parked(UnsafeContinuation<(any RunOwner)?, Never>)
+    case parked(CheckedContinuation<(any RunOwner)?, Never>)
     /// The verdict came first: the task takes it when it arrives (nil: discarded).
     case decided((any RunOwner)?)
     /// The task has its verdict.
@@ -35,18 +35,23 @@ struct RunStartGate: Sendable {
     /// Nothing: the other side acts when it arrives, or already did.
     case none
     /// Resumes the waiting task with the verdict.
-    case resume(UnsafeContinuation<(any RunOwner)?, Never>, (any RunOwner)?)
+    case resume(CheckedContinuation<(any RunOwner)?, Never>, (any RunOwner)?)
   }
 
   private let stage = Locked(Stage.waiting)
+  /// The priority of the task the gate was made for, when it was made: the queue's start
+  /// escalates it only to a higher priority.
+  let madeAt: TaskPriority
 
   @usableFromInline
-  init() {}
+  init(madeAt: TaskPriority) {
+    self.madeAt = madeAt
+  }
 
   /// The operation to settle once the queue starts it, or nil if it never will.
   @usableFromInline
   func wait() async -> (any RunOwner)? {
-    await withUnsafeContinuation { continuation in
+    await withCheckedContinuation { continuation in
       perform(stage.withLock { $0.park(continuation) })
     }
   }
@@ -72,7 +77,7 @@ struct RunStartGate: Sendable {
 extension RunStartGate.Stage {
   /// The task arrives to wait.
   mutating func park(
-    _ continuation: UnsafeContinuation<(any RunOwner)?, Never>
+    _ continuation: CheckedContinuation<(any RunOwner)?, Never>
   ) -> RunStartGate.Action {
     switch self {
     case .waiting:

@@ -85,9 +85,14 @@ import Testing
     let secondStarted = Gate()
     let secondSawFirstReturned = Gate()
 
+    let firstTaskCancelled = Gate()
     let first = AsyncOperation { () async throws -> Int in
       firstStarted.open()
-      await letFirstReturn.wait()  // Ignores cancellation: slow to stop.
+      _ = await withTaskCancellationHandler {
+        await letFirstReturn.wait()  // Ignores cancellation: slow to stop.
+      } onCancel: {
+        firstTaskCancelled.open()
+      }
       if Task.isCancelled { firstSawCancellation.open() }
       firstReturned.open()
       return 1
@@ -110,6 +115,10 @@ import Testing
     #expect(!secondStarted.isOpen)
     #expect(manager.outstandingOperationCount == 2)
 
+    // The closure's task is cancelled after the caller resumes (the hook runs off the caller's
+    // thread); it keeps the slot until it returns.
+    #expect(await firstTaskCancelled.wait())
+    #expect(!secondStarted.isOpen)
     letFirstReturn.open()
     await expectValue(2, from: secondTask)
     #expect(firstSawCancellation.isOpen)

@@ -37,7 +37,7 @@ import Testing
     let owner = Owner()
     var stage = RunStartGate.Stage.waiting
     _ = stage.decide(owner)
-    let got = await withUnsafeContinuation { continuation in
+    let got = await withCheckedContinuation { continuation in
       var action = stage.park(continuation)
       #expect(stage.isPassed)
       action.perform()
@@ -48,7 +48,7 @@ import Testing
   @Test func aDiscardBeforeTheTaskResumesItWithNothing() async {
     var stage = RunStartGate.Stage.waiting
     _ = stage.decide(nil)
-    let got = await withUnsafeContinuation { continuation in
+    let got = await withCheckedContinuation { continuation in
       var action = stage.park(continuation)
       action.perform()
     }
@@ -58,7 +58,7 @@ import Testing
   @Test func aTaskWaitingIsResumedByTheFirstVerdictOnly() async {
     let first = Owner()
     let stage = LockedStage()
-    async let got = withUnsafeContinuation { continuation in
+    async let got = withCheckedContinuation { continuation in
       #expect(stage.park(continuation).isNone)
     }
     #expect(await eventually { stage.isParked })
@@ -75,7 +75,7 @@ import Testing
   /// given, exactly once.
   @Test func theTaskAndTheVerdictRacingAgreeEveryTime() async {
     for round in 0..<2_000 {
-      let gate = RunStartGate()
+      let gate = RunStartGate(madeAt: .medium)
       let owner = round.isMultiple(of: 3) ? nil : Owner()
       async let got = gate.wait()
       if round.isMultiple(of: 2) { await Task.yield() }
@@ -90,7 +90,7 @@ import Testing
   final class LockedStage: Sendable {
     private let stage = Locked(RunStartGate.Stage.waiting)
 
-    func park(_ continuation: UnsafeContinuation<(any RunOwner)?, Never>) -> RunStartGate.Action {
+    func park(_ continuation: CheckedContinuation<(any RunOwner)?, Never>) -> RunStartGate.Action {
       stage.withLock { $0.park(continuation) }
     }
     func decide(_ owner: (any RunOwner)?) -> RunStartGate.Action {
