@@ -12,19 +12,21 @@ import Testing
   @Test func aSuspensionDecidedWhileAnOlderOneIsBeingWrittenIsTheOneThatStays() async {
     let queue = HookedQueue()
     let manager = OperationQueueManager(queue: queue)
-    let resumedMeanwhile = Gate()
+    let resumedMeanwhile = Locked(false)
     // While the suspension is being written, another thread resumes the queue and returns.
     queue.beforeFirstWrite { _ in
+      let resumed = Gate()
       Thread.detachNewThread {
         manager.isSuspended = false
-        resumedMeanwhile.open()
+        resumed.open()
       }
-      _ = resumedMeanwhile.block(timeout: .seconds(5))
+      let inTime = resumed.block(timeout: .seconds(5))
+      resumedMeanwhile.withLock { $0 = inTime }
     }
 
     await onOwnThread { manager.isSuspended = true }
 
-    #expect(resumedMeanwhile.isOpen, "the resume waited for the older suspension's write")
+    #expect(resumedMeanwhile.withLock { $0 }, "the resume waited for the older suspension's write")
     #expect(!queue.isSuspended, "the older suspension was written last")
     #expect(!manager.isSuspended)
   }
@@ -64,18 +66,20 @@ import Testing
     let manager = OperationQueueManager(queue: queue)
     // A cancel-all sweep begins while a suspension is decided and not yet written: the sweep
     // must restore that suspension, not the queue's older value it could read.
-    let swept = Gate()
+    let sweptMeanwhile = Locked(false)
     queue.beforeFirstWrite { _ in
+      let swept = Gate()
       Thread.detachNewThread {
         manager.cancelAllOperations()
         swept.open()
       }
-      _ = swept.block(timeout: .seconds(5))
+      let inTime = swept.block(timeout: .seconds(5))
+      sweptMeanwhile.withLock { $0 = inTime }
     }
 
     await onOwnThread { manager.isSuspended = true }
 
-    #expect(swept.isOpen, "the cancel-all waited for the suspension's write")
+    #expect(sweptMeanwhile.withLock { $0 }, "the cancel-all waited for the suspension's write")
     #expect(queue.isSuspended, "the sweep restored the suspension the queue had before")
     #expect(manager.isSuspended)
     manager.isSuspended = false
