@@ -6,8 +6,9 @@ import Synchronization
 /// The base class for asynchronous operations that produce a typed result exactly once.
 ///
 /// Subclass it, override ``main()`` to start the work, and end by calling ``finish(with:)``
-/// (or ``finish(returning:)`` / ``finish(throwing:)``) from any thread. The queue is told about
-/// state changes through the `"isExecuting"` and `"isFinished"` keys, outside any lock (on
+/// (or ``finish(returning:)`` / ``finish(throwing:)``) from any thread. The queue and key-value
+/// observers are told about state changes through the `"isExecuting"`, `"isFinished"` and
+/// `"isCancelled"` keys, outside any lock, as Apple documents them (on
 /// swift-corelibs-foundation, whose queue acts on `"isFinished"` alone, through that key only).
 ///
 /// ```swift
