@@ -24,6 +24,14 @@
 /// networking operation's, a session delegate's, the fixture server's and every other lock are
 /// taken with none held, and take none.
 ///
+/// **No lock is held across a key-value notification** or a Foundation write that sends one on
+/// Apple platforms (there an observer runs inside the setter, under whatever lock the writer
+/// holds): an operation's `queuePriority` and `qualityOfService`, a queue's `isSuspended`, a
+/// dependency added or removed, and an operation's own `isExecuting`, `isFinished` and
+/// `isCancelled` notifications. Such a write is decided under the lock and made after it; where
+/// decisions race, a version read again after the write makes the newest decision the last
+/// one written.
+///
 /// In debug builds the mutex checks its use (`PTHREAD_MUTEX_ERRORCHECK`): a thread that takes a
 /// lock it holds stops the process with a message at once, where a release build would deadlock.
 @usableFromInline

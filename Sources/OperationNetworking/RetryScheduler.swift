@@ -52,7 +52,8 @@ private final class ScheduledRetryWait: RetryWait {
   func start() {
     stage.withLock { stage in
       guard case .unarmed(let action) = stage else { return }
-      // The scheduler's lock is a leaf, and `schedule` runs nothing: taking it here is safe.
+      // The scheduler's lock comes after this one in the lock order (see `Locked`), and
+      // `schedule` runs nothing: taking it here is safe.
       stage = .armed(entry: scheduler.schedule(after: delay, action))
     }
   }

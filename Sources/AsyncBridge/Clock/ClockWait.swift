@@ -34,7 +34,8 @@ final class ClockWait<Value: Sendable>: Sendable {
   func attach(_ continuation: Continuation, until deadline: ClockInstant) {
     let cancelled = stage.withLock { stage in
       guard case .starting = stage else { return true }
-      // The scheduler's lock is a leaf, and `schedule` runs nothing: taking it here is safe.
+      // The scheduler's lock comes after this one in the lock order (see `Locked`), and
+      // `schedule` runs nothing: taking it here is safe.
       let entry = scheduler.schedule(at: deadline) { [self] in fire() }
       stage = .waiting(continuation, entry: entry)
       return false

@@ -192,6 +192,9 @@ extension OperationQueueManager {
   ) -> Admission<Value, Failure> {
     switch claim {
     case .registered(let id, let announces, _):
+      // Outside the manager's lock, before the queue sees the operation (see
+      // `setInitialPriority`).
+      if let priority { operation.setInitialPriority(priority) }
       operation.willEnqueue(on: self)
       queue.addOperation(operation)
       // Published only now that it is true; events decided meanwhile follow it.
@@ -204,6 +207,7 @@ extension OperationQueueManager {
       }
       return Admission(operation: operation, waiterID: id)
     case .resumeAtOnce(let outcome, let announces):
+      if let priority { operation.setInitialPriority(priority) }
       waiter?.resume(with: outcome)
       // Into the queue all the same: it is released, without running, when the queue starts
       // it, so dependents and waits on it go on.
@@ -236,8 +240,6 @@ extension OperationQueueManager {
     case .none, .publish, .announce, .refused, .run, .deliver, .left, .release:
       return claim
     case .registered, .resumeAtOnce:
-      // Set before the operation becomes visible to joiners, who may only raise it.
-      if let priority { operation.setInitialPriority(priority) }
       // Counted before the queue sees it: its finish decrements.
       outstanding.add(1, ordering: .sequentiallyConsistent)
       return claim

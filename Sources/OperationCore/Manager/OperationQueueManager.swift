@@ -58,13 +58,42 @@ public final class OperationQueueManager: @unchecked Sendable {
   /// worker thread.
   let hasStallThreshold = Atomic<Bool>(false)
 
-  /// Suspension as callers asked for it, while ``cancelAllOperations()`` holds the queue
-  /// suspended.
+  /// Suspension as callers asked for it, and the suspension decided for the queue.
+  ///
+  /// Decided under the lock, written to the queue after it: on Apple platforms the queue's
+  /// `isSuspended` setter sends key-value notifications, and an observer may read
+  /// ``isSuspended`` or call ``cancelAllOperations()``, which take this lock.
   private struct Suspension {
     /// How many cancel-all sweeps are running.
     var sweeps = 0
     /// What the queue's suspension must be when the last sweep ends.
     var suspendedAfterSweeps = false
+    /// The newest suspension decided for the queue.
+    var decided = Decision(version: 0, suspended: false)
+    /// How many decisions are not yet known to be in the queue: while any is, the queue may
+    /// still hold an older one, and `decided` is the suspension it ends with.
+    var unwritten = 0
+
+    /// Decides the queue's suspension; the caller writes it once the lock is released.
+    mutating func decide(_ suspended: Bool) -> Decision {
+      decided = Decision(version: decided.version &+ 1, suspended: suspended)
+      unwritten += 1
+      return decided
+    }
+
+    /// `decision` is written to the queue: nil if it is still the newest (it stays there),
+    /// else the newest, which the writer writes in turn.
+    mutating func wrote(_ decision: Decision) -> Decision? {
+      guard decided.version == decision.version else { return decided }
+      unwritten -= 1
+      return nil
+    }
+  }
+
+  /// A suspension decided for the queue, numbered in the order of the decisions.
+  private struct Decision {
+    var version: UInt64
+    var suspended: Bool
   }
 
   private let suspension = Locked(Suspension())
@@ -133,15 +162,36 @@ public final class OperationQueueManager: @unchecked Sendable {
   /// Whether the queue is suspended: pending operations do not start until it resumes.
   /// Waiters of cancelled operations are resumed even while it is suspended.
   public var isSuspended: Bool {
-    get { suspension.withLock { $0.sweeps > 0 ? $0.suspendedAfterSweeps : queue.isSuspended } }
-    set {
-      suspension.withLock { suspension in
-        if suspension.sweeps > 0 {
-          suspension.suspendedAfterSweeps = newValue
-        } else {
-          queue.isSuspended = newValue
-        }
+    get {
+      let decided = suspension.withLock { suspension -> Bool? in
+        if suspension.sweeps > 0 { return suspension.suspendedAfterSweeps }
+        return suspension.unwritten > 0 ? suspension.decided.suspended : nil
       }
+      return decided ?? queue.isSuspended
+    }
+    set {
+      let decision = suspension.withLock { suspension -> Decision? in
+        guard suspension.sweeps == 0 else {
+          suspension.suspendedAfterSweeps = newValue
+          return nil
+        }
+        return suspension.decide(newValue)
+      }
+      if let decision { write(decision) }
+    }
+  }
+
+  /// Writes a suspension decided under `suspension`'s lock to the queue, with no lock held.
+  ///
+  /// Decisions made in one order may be written in another. After each write the newest
+  /// decision is read again, and one made meanwhile is written in turn: the last write is
+  /// always the newest decision's, whichever thread makes it.
+  private func write(_ decision: Decision) {
+    var decision = decision
+    while true {
+      queue.isSuspended = decision.suspended
+      guard let newer = suspension.withLock({ $0.wrote(decision) }) else { return }
+      decision = newer
     }
   }
 
@@ -165,16 +215,26 @@ public final class OperationQueueManager: @unchecked Sendable {
   /// through ``isSuspended`` meanwhile takes effect when the sweep ends.
   public func cancelAllOperations() {
     cancelAllGeneration.add(1, ordering: .sequentiallyConsistent)
-    suspension.withLock { suspension in
-      if suspension.sweeps == 0 { suspension.suspendedAfterSweeps = queue.isSuspended }
+    // The queue's suspension is read outside the lock, then trusted only if no decision was
+    // made since and none is unwritten; otherwise the newest decision is what the queue holds
+    // once its writers are done.
+    let before = suspension.withLock { $0.decided.version }
+    let observed = queue.isSuspended
+    let hold = suspension.withLock { suspension in
+      if suspension.sweeps == 0 {
+        let current = suspension.unwritten == 0 && suspension.decided.version == before
+        suspension.suspendedAfterSweeps = current ? observed : suspension.decided.suspended
+      }
       suspension.sweeps += 1
-      queue.isSuspended = true  // Foundation only records it; nothing calls back here.
+      return suspension.decide(true)
     }
+    write(hold)
     queue.cancelAllOperations()  // Runs waiters' callbacks: outside any lock.
-    suspension.withLock { suspension in
+    let restore = suspension.withLock { suspension -> Decision? in
       suspension.sweeps -= 1
-      if suspension.sweeps == 0 { queue.isSuspended = suspension.suspendedAfterSweeps }
+      return suspension.sweeps == 0 ? suspension.decide(suspension.suspendedAfterSweeps) : nil
     }
+    if let restore { write(restore) }
   }
 
   /// How many operations enqueued through this manager have not finished yet. O(1).

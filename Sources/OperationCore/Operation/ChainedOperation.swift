@@ -40,10 +40,10 @@ open class ChainedOperation<Input: Sendable, Value: Sendable, Failure: Error>:
     addDependency(upstream)
   }
 
-  // corelibs' Operation keeps an unretained pointer from each dependency to its dependents and
-  // follows it when the dependency finishes: detach, in case this one is released unrun.
+  // In case it is freed unrun: on swift-corelibs-foundation a dependency would follow its
+  // pointer to this one when it finishes (`detachFromEveryDependency`; nothing elsewhere).
   deinit {
-    for dependency in dependencies { removeDependency(dependency) }
+    detachFromEveryDependency()
   }
 
   /// Takes the upstream outcome: its value goes to ``main(input:)``, anything else settles this

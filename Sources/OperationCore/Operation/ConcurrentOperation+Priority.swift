@@ -4,10 +4,17 @@ import Synchronization
 // The operation's queue priority, which follows its callers: decided under its lock, set outside
 // it, newest change last.
 extension ConcurrentOperation {
-  /// Sets the queue priority of an operation being claimed, before any joiner can see it:
-  /// nothing can race with it, so it takes no lock, and an unchanged priority costs nothing.
+  /// Sets the queue priority of an operation just claimed, before its queue sees it and
+  /// outside every lock (the setter sends key-value notifications on Apple platforms). A
+  /// joiner may have raised the work meanwhile (``apply(_:)``): then the newest claim is
+  /// written instead, and a claim made while this writes is written after it, as `apply`
+  /// does. An unchanged priority with no claim costs one load.
   final func setInitialPriority(_ priority: Operation.QueuePriority) {
-    if queuePriority != priority { queuePriority = priority }
+    if newestPriorityChange.load(ordering: .acquiring) == 0 {
+      if queuePriority != priority { queuePriority = priority }
+      if newestPriorityChange.load(ordering: .acquiring) == 0 { return }
+    }
+    setPriorityAgain()
   }
 
   /// Raises the operation's queue priority to at least `priority`, for as long as it is open:

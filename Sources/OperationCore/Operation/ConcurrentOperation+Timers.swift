@@ -15,6 +15,7 @@ extension ConcurrentOperation {
       guard let self else { return }
       let (action, observer) = decide { $0.timeOut(error) }
       guard case .deliver(let delivery, _) = consume action else { return }
+      notify(.cancelled)  // A timeout counts as a cancellation; no `super.cancel()` follows.
       deliver(delivery, observer: observer, hookOnOwnQueue: true)
     }
     keep(entry, in: timeoutEntry, on: scheduler)

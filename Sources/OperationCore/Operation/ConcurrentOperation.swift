@@ -6,8 +6,9 @@ import Synchronization
 /// The base class for asynchronous operations that produce a typed result exactly once.
 ///
 /// Subclass it, override ``main()`` to start the work, and end by calling ``finish(with:)``
-/// (or ``finish(returning:)`` / ``finish(throwing:)``) from any thread. The queue is told about
-/// state changes through the `"isExecuting"` and `"isFinished"` keys, outside any lock (on
+/// (or ``finish(returning:)`` / ``finish(throwing:)``) from any thread. The queue and key-value
+/// observers are told about state changes through the `"isExecuting"`, `"isFinished"` and
+/// `"isCancelled"` keys, outside any lock, as Apple documents them (on
 /// swift-corelibs-foundation, whose queue acts on `"isFinished"` alone, through that key only).
 ///
 /// ```swift
@@ -161,7 +162,8 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// through ``operationWasCancelled()``. Idempotent and safe from any thread at any time.
   public final override func cancel() {
     let releaseIfExecuting = finishesImmediatelyWhenCancelled
-    transition { $0.cancel(releaseIfExecuting: releaseIfExecuting) }
+    // `super.cancel()` tells observers that `isCancelled` turned true (on Apple platforms).
+    transition(notifyingCancellation: false) { $0.cancel(releaseIfExecuting: releaseIfExecuting) }
     super.cancel()
   }
 
@@ -403,12 +405,18 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// Runs one input under the lock (publishing the events it decides there), then performs
   /// its action outside the lock.
+  ///
+  /// Delivering a cancellation or a timeout is when `isCancelled` turns true; observers are
+  /// told first (``notify(_:)``), unless the caller goes on to call `super.cancel()`, which
+  /// tells them itself (`notifyingCancellation: false`).
   private func transition(
+    notifyingCancellation: Bool = true,
     _ input: (inout OperationStateMachine) -> OperationStateMachine.Action
   ) {
     let (action, observer) = decide(input)
     switch consume action {
     case .deliver(let delivery, _):
+      if notifyingCancellation, delivery.outcome.isCancellation { notify(.cancelled) }
       deliver(delivery, observer: observer)
     case .release:
       release(to: observer)
@@ -473,16 +481,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// Tells the queue (and the manager) that the operation is released; outside any lock.
   private func release(to observer: (any OperationLifecycleObserver)?) {
-    #if canImport(Darwin)
-      willChangeValue(forKey: "isExecuting")
-      willChangeValue(forKey: "isFinished")
-      didChangeValue(forKey: "isExecuting")
-      didChangeValue(forKey: "isFinished")
-    #else
-      // corelibs acts on "isExecuting" only when it turns true, and on "isFinished" alone to
-      // finish (Operation.swift, observeValue): skip the notification it would ignore.
-      didChangeValue(forKey: "isFinished")
-    #endif
+    notify(.released)
     // Released before a dependency finished (cancelled while waiting for it, say): this
     // operation must not be where that dependency looks when it finishes.
     if gainedDependency.load(ordering: .relaxed) { detachFromUnfinishedDependencies() }
@@ -494,6 +493,41 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       takeOutTimers(on: observer)
     }
     observer?.operationDidFinish(self)
+  }
+
+  /// A change of the operation's state that key-value observers are told about.
+  enum StateChange {
+    /// `isCancelled` turned true, other than through `cancel()`: a timeout, an upstream's
+    /// cancellation or timeout, the cancellation of work this operation follows.
+    case cancelled
+    /// `isExecuting` turned false and `isFinished` true: the queue slot is free.
+    case released
+  }
+
+  /// Tells key-value observers about `change`, outside every lock. On Apple platforms, in the
+  /// nesting Apple's guide shows for a release: will `isFinished`, will `isExecuting`, did
+  /// `isExecuting`, did `isFinished`. swift-corelibs-foundation has no key-value observing:
+  /// its queue acts on did `isFinished` alone (its `Operation.observeValue`), so that is the
+  /// one notification sent there. Not `final`, so that a test can see what is sent where
+  /// corelibs delivers nothing.
+  func notify(_ change: StateChange) {
+    #if canImport(Darwin)
+      switch change {
+      case .cancelled:
+        willChangeValue(forKey: "isCancelled")
+        didChangeValue(forKey: "isCancelled")
+      case .released:
+        willChangeValue(forKey: "isFinished")
+        willChangeValue(forKey: "isExecuting")
+        didChangeValue(forKey: "isExecuting")
+        didChangeValue(forKey: "isFinished")
+      }
+    #else
+      switch change {
+      case .cancelled: break
+      case .released: didChangeValue(forKey: "isFinished")
+      }
+    #endif
   }
 
   /// The scheduler of the manager that claimed the operation (the continuous clock's when none

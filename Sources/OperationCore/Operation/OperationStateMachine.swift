@@ -617,7 +617,7 @@ struct OperationStateMachine {
   }
 
   /// A caller came to lingering work, or it settled: its timer is taken out of the manager's
-  /// scheduler (whose lock is a leaf, as when the clock is read for an event's duration).
+  /// scheduler, whose lock comes after the operation's in the lock order (see `Locked`).
   private mutating func disarmLinger() {
     guard let entry = lingerTimer else { return }
     lingerTimer = nil

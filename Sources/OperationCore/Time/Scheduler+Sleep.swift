@@ -44,7 +44,8 @@ private final class Sleeper: Sendable {
   ) {
     let cancelled = stage.withLock { stage in
       guard case .starting = stage else { return true }
-      // The scheduler's lock is a leaf, and `schedule` runs nothing: taking it here is safe.
+      // The scheduler's lock comes after this one in the lock order (see `Locked`), and
+      // `schedule` runs nothing: taking it here is safe.
       let entry = scheduler.schedule(at: deadline) { [self] in wake() }
       stage = .sleeping(continuation, entry: entry, scheduler: scheduler)
       return false
