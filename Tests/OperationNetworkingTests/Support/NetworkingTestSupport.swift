@@ -1,5 +1,6 @@
 import FixtureServer
 import Foundation
+import OperationBridgeTesting
 import OperationCore
 import OperationNetworking
 import TestSupport
@@ -53,5 +54,5 @@ func networkingResult<Value>(
   within timeout: Duration = .testTimeout
 ) async -> Result<Value, any Error> {
   await enqueuedResult(of: operation, on: manager, within: timeout)
-    ?? .failure(DeadlineExceeded(timeout: timeout))
+    ?? .failure(WaitExpired(condition: "a result", bound: timeout))
 }
