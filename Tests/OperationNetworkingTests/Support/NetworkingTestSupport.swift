@@ -48,6 +48,14 @@ extension FixtureResponse {
   static let hanging = FixtureResponse(latency: .seconds(3_600))
 }
 
+/// A networking operation that keeps its queue slot when cancelled, until its data task (or its
+/// retry wait) has stopped.
+final class SlotKeeping<Payload: Decodable & Sendable>: NetworkingOperation<Payload>,
+  @unchecked Sendable
+{
+  override var finishesImmediatelyWhenCancelled: Bool { false }
+}
+
 /// Enqueues `operation` and waits for its result.
 func networkingResult<Value>(
   of operation: NetworkingOperation<Value>, on manager: OperationQueueManager,
