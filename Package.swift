@@ -81,7 +81,7 @@ let package = Package(
       name: "OperationBridgeTestingTests",
       dependencies: [
         "OperationBridgeTesting", "OperationCore", "OperationNetworking", "AsyncBridge",
-        "StackExchange", "FixtureServer",
+        "StackExchange", "FixtureServer", "TestSupport",
       ]),
     .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks", "TestSupport"]),
     .testTarget(

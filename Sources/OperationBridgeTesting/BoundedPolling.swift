@@ -6,7 +6,7 @@ let pollingInterval = Duration.milliseconds(1)
 /// soon a wait notices: the outcome of a test does not depend on it unless the bound passes.
 ///
 /// - Throws: ``WaitExpired``; `CancellationError` when the calling task is cancelled.
-func poll(
+package func poll(
   until description: @autoclosure () -> String, within bound: Duration,
   _ condition: () -> Bool
 ) async throws {

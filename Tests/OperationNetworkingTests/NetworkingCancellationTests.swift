@@ -61,11 +61,8 @@ import Testing
   }
 
   @Test func operationKeepingItsSlotFinishesOnceTheDataTaskHasStopped() async throws {
-    final class SlotKeeping: NetworkingOperation<NetworkingPayload>, @unchecked Sendable {
-      override var finishesImmediatelyWhenCancelled: Bool { false }
-    }
     defer { server.stop() }
-    let operation = SlotKeeping(
+    let operation = SlotKeeping<NetworkingPayload>(
       request: URLRequest(url: server.url("/hang")), session: NetworkingFixtures.session)
     let waiter = Task { await networkingResult(of: operation, on: manager) }
     #expect(await server.waitForRequests(1, timeout: .seconds(30)))

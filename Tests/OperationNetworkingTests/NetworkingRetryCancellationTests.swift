@@ -153,11 +153,8 @@ import Testing
   }
 
   @Test func operationKeepingItsSlotReleasesItAsSoonAsTheWaitIsCancelled() async throws {
-    final class SlotKeeping: NetworkingOperation<RetryPayload>, @unchecked Sendable {
-      override var finishesImmediatelyWhenCancelled: Bool { false }
-    }
     defer { server.stop() }
-    let operation = SlotKeeping(
+    let operation = SlotKeeping<RetryPayload>(
       request: URLRequest(url: server.url("/flaky")), session: RetryFixtures.session,
       retryPolicy: RetryFixtures.policy(waitingWith: scheduler))
     manager.enqueue(operation)
@@ -172,12 +169,9 @@ import Testing
   }
 
   @Test func realTimerWaitIsCancelledWithoutWaitingItOut() async throws {
-    final class SlotKeeping: NetworkingOperation<RetryPayload>, @unchecked Sendable {
-      override var finishesImmediatelyWhenCancelled: Bool { false }
-    }
     defer { server.stop() }
     let events = EventLog(manager, hearing: .publishingThread)
-    let operation = SlotKeeping(
+    let operation = SlotKeeping<RetryPayload>(
       request: URLRequest(url: server.url("/flaky")), session: RetryFixtures.session,
       retryPolicy: .exponential(initialDelay: .seconds(3_600), maxDelay: .seconds(3_600)))
     manager.enqueue(operation)

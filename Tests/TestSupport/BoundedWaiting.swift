@@ -12,18 +12,13 @@ extension Duration {
   public static let testTimeout = Duration.seconds(30)
 }
 
-/// Polls `condition` every millisecond until it holds or `timeout` passes; returns its last
-/// value. Only for facts with no event to wait on, such as memory being reclaimed or a server
-/// noticing a closed connection.
+/// Polls `condition` with the kit's `poll` until it holds or `timeout` passes; returns whether
+/// it held (false too when the calling task is cancelled). Only for facts with no event to wait
+/// on, such as memory being reclaimed or a server noticing a closed connection.
 public func eventually(
   within timeout: Duration = .testTimeout, _ condition: () -> Bool
 ) async -> Bool {
-  var budget = WaitBudget(timeout, tick: .milliseconds(1))
-  while !condition() {
-    if !budget.charge() { return false }
-    try? await Task.sleep(for: .milliseconds(1))
-  }
-  return true
+  (try? await poll(until: "the condition", within: timeout, condition)) != nil
 }
 
 /// Runs `body` in a new task and waits for it at most `timeout`. Returns nil when the time ran
@@ -46,21 +41,7 @@ public func completing<Value: Sendable>(
   }
 }
 
-/// What a bounded wait throws when the awaited work did not complete in time.
-public struct DeadlineExceeded: Error, CustomStringConvertible {
-  /// The time that ran out.
-  public let timeout: Duration
-
-  /// Creates the error for a wait bounded by `timeout`.
-  public init(timeout: Duration) {
-    self.timeout = timeout
-  }
-
-  /// Describes the hang.
-  public var description: String { "did not complete within \(timeout)" }
-}
-
-/// Runs `body` in a new task and returns what it returns, or throws ``DeadlineExceeded`` when
+/// Runs `body` in a new task and returns what it returns, or throws the kit's `WaitExpired` when
 /// it did not complete within `timeout` (the body keeps running; the test goes on).
 ///
 /// The body runs in a task of its own: cancelling the caller does not cancel it. Await
@@ -75,7 +56,7 @@ public func withDeadline<Value: Sendable>(
       return .failure(error)
     }
   }
-  guard let outcome else { throw DeadlineExceeded(timeout: timeout) }
+  guard let outcome else { throw WaitExpired(condition: "the work completing", bound: timeout) }
   return try outcome.get()
 }
 

@@ -25,7 +25,7 @@ extension CancelCommand {
     let server = environment.server
     server?.latency = (after ?? .zero) + keptLatency
     let requestsBefore = server?.questionRequestCount ?? 0
-    let log = EventLog(manager: environment.manager)
+    let log = CommandEventLog(manager: environment.manager)
     let questions = environment.questions
 
     let (callerEnded, endOfCaller) = AsyncStream<Never>.makeStream()

@@ -67,7 +67,7 @@ enum CancelCommand {
     server?.latency = max(.seconds(5), (after ?? .zero) + .seconds(1))
     let requestsBefore = server?.questionRequestCount ?? 0
     let abandonedBefore = server?.abandonedResponseCount ?? 0
-    let log = EventLog(manager: environment.manager)
+    let log = CommandEventLog(manager: environment.manager)
     let questions = environment.questions
 
     let (callerEnded, endOfCaller) = AsyncStream<Never>.makeStream()
@@ -197,7 +197,7 @@ enum CancelCommand {
   /// manager's in-flight index. Waits (briefly) for the log to catch up with an operation the
   /// manager already counts.
   private static func runningDataTasks(
-    in environment: DemoEnvironment, log: EventLog
+    in environment: DemoEnvironment, log: CommandEventLog
   ) async -> [URLSessionDataTask] {
     if environment.manager.outstandingOperationCount > 0 {
       _ = await log.wait(timeout: patience) { $0.contains { $0.kind == .enqueued } }

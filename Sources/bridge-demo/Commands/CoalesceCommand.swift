@@ -39,7 +39,7 @@ enum CoalesceCommand {
   static func demonstrate(callers: Int, in environment: DemoEnvironment) async -> Outcome {
     environment.server?.latency = .zero
     let requestsBefore = environment.server?.questionRequestCount
-    let log = EventLog(manager: environment.manager)
+    let log = CommandEventLog(manager: environment.manager)
     environment.manager.isSuspended = true
     let running = startCallers(callers, on: environment.questions)
     let linedUp = await log.wait(timeout: lineUpLimit) { events in

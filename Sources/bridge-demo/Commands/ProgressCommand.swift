@@ -67,7 +67,7 @@ enum ProgressCommand {
       }
     }
     let (first, second) = (observers[0], observers[1])
-    let log = EventLog(manager: environment.manager)
+    let log = CommandEventLog(manager: environment.manager)
     let questions = environment.questions
     environment.manager.isSuspended = true
     let awaiting = Task { () -> Result<QuestionsPage, any Error> in

@@ -1,5 +1,6 @@
 import FixtureServer
 import Foundation
+import OperationBridgeTesting
 import OperationCore
 import OperationNetworking
 import TestSupport
@@ -47,11 +48,19 @@ extension FixtureResponse {
   static let hanging = FixtureResponse(latency: .seconds(3_600))
 }
 
+/// A networking operation that keeps its queue slot when cancelled, until its data task (or its
+/// retry wait) has stopped.
+final class SlotKeeping<Payload: Decodable & Sendable>: NetworkingOperation<Payload>,
+  @unchecked Sendable
+{
+  override var finishesImmediatelyWhenCancelled: Bool { false }
+}
+
 /// Enqueues `operation` and waits for its result.
 func networkingResult<Value>(
   of operation: NetworkingOperation<Value>, on manager: OperationQueueManager,
   within timeout: Duration = .testTimeout
 ) async -> Result<Value, any Error> {
   await enqueuedResult(of: operation, on: manager, within: timeout)
-    ?? .failure(DeadlineExceeded(timeout: timeout))
+    ?? .failure(WaitExpired(condition: "a result", bound: timeout))
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LockedValue
 import OperationCore
 
 /// Tells whether the calling thread is running a block of one manager's `OperationQueue`.
@@ -36,3 +37,7 @@ final class QueueThreadMarker: @unchecked Sendable {
     return OperationQueueManager(queue: queue)
   }
 }
+
+/// Keeps the dispatch queues of rounds whose operation queue was not released: an operation
+/// queue does not retain its underlying queue, and must never outlive it.
+let leakedRoundMarkers = Locked<[QueueThreadMarker]>([])

@@ -1,5 +1,4 @@
 import Foundation
-import TestSupport
 import Testing
 
 /// Runs `round` for rounds 0, 1, … of one seed (`RELIABILITY_SEED` replays a run): at least
@@ -8,7 +7,7 @@ import Testing
 /// of them with the seed and the round.
 ///
 /// - Returns: The seed and how many rounds ran.
-func runStressRounds(
+public func runStressRounds(
   budget: Duration, maximumRounds: Int, minimumRounds: Int = 1,
   sourceLocation: SourceLocation = #_sourceLocation,
   _ round: (_ seed: UInt64, _ round: Int) async -> [String]

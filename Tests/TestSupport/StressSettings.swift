@@ -1,7 +1,4 @@
 import Foundation
-import LockedValue
-import OperationCore
-import TestSupport
 
 /// How much the reliability stress runs, from the environment:
 ///
@@ -12,16 +9,20 @@ import TestSupport
 /// - `RELIABILITY_ROUNDS`: the most rounds to run (default 2,000).
 /// - `RELIABILITY_BUDGET`: seconds after which no new round starts, once the minimum of 25
 ///   rounds has run (default 10; ThreadSanitizer runs slower, so fewer rounds fit).
-struct StressSettings {
-  var seed: UInt64
+public struct StressSettings {
+  /// The seed every round derives its script from.
+  public var seed: UInt64
   /// The round numbers to run, in order, as long as the budget allows.
-  var rounds: [Int]
-  var minimumRounds: Int
-  var budget: Duration
+  public var rounds: [Int]
+  /// How many rounds run whatever the budget.
+  public var minimumRounds: Int
+  /// The time after which no new round starts, once the minimum has run.
+  public var budget: Duration
   /// How long one round may take before it counts as a hang.
-  var hangGuard: Duration
+  public var hangGuard: Duration
 
-  static func fromEnvironment() -> StressSettings {
+  /// The settings the environment asks for (see above), with their defaults.
+  public static func fromEnvironment() -> StressSettings {
     let environment = ProcessInfo.processInfo.environment
     let seed = seed()
     let budget = environment["RELIABILITY_BUDGET"].flatMap(Double.init) ?? 10
@@ -40,7 +41,7 @@ struct StressSettings {
 
   /// The seed of a run: from `alias` (an older variable that still works) or
   /// `RELIABILITY_SEED`, random when neither is set.
-  static func seed(alias: String? = nil) -> UInt64 {
+  public static func seed(alias: String? = nil) -> UInt64 {
     let environment = ProcessInfo.processInfo.environment
     let text = alias.flatMap { environment[$0] } ?? environment["RELIABILITY_SEED"]
     return text.flatMap(parseSeed) ?? .random(in: 1...UInt64.max)
@@ -51,7 +52,3 @@ struct StressSettings {
     return UInt64(text)
   }
 }
-
-/// Keeps the dispatch queues of rounds whose operation queue was not released: an operation
-/// queue does not retain its underlying queue, and must never outlive it.
-let leakedRoundMarkers = Locked<[QueueThreadMarker]>([])

@@ -5,7 +5,7 @@ import OperationCore
 
 /// Records a manager's lifecycle events, through `makeEvents()`, for a command's report, and
 /// lets the command wait (with a time limit) until they show something.
-final class EventLog: Sendable {
+final class CommandEventLog: Sendable {
   /// The events so far, and the waits for a condition on them.
   private final class Storage: Sendable {
     struct Wait {
