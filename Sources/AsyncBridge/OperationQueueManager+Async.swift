@@ -168,7 +168,10 @@ extension OperationQueueManager {
           AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority,
           whenAbandoned: policy)
       return admission.waiterID.map {
-        (admission.operation, $0, followsEscalation(of: admission.operation))
+        (
+          admission.operation, $0,
+          admission.escalationCanMatter && followsEscalation(of: admission.operation)
+        )
       }
     }
   }
@@ -208,7 +211,10 @@ extension OperationQueueManager {
       let priority = priority ?? Operation.QueuePriority(taskPriority)
       let admission = admit(operation, waiter: waiter, priority: priority, whenAbandoned: policy)
       return admission.waiterID.map {
-        (admission.operation, $0, followsEscalation(of: admission.operation))
+        (
+          admission.operation, $0,
+          admission.escalationCanMatter && followsEscalation(of: admission.operation)
+        )
       }
     }
   }
