@@ -173,7 +173,8 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// not block there, and hop to another queue before calling anything that may (such as
   /// `URLSessionTask.cancel()` on Linux). When the last caller leaves (its task was cancelled,
   /// its deadline passed), on a timeout, and when a linger runs out, it runs on a serial queue
-  /// of its own, so a hook that blocks delays no caller and no timer of the manager's clock.
+  /// of its own at background quality of service, so a hook that blocks delays no caller and no
+  /// timer of the manager's clock.
   /// If ``finishesImmediatelyWhenCancelled`` is false, call `finish` once the work has stopped.
   open func operationWasCancelled() {}
 
@@ -446,8 +447,8 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// delivery, as the delivery says.
   ///
   /// `hookOnOwnQueue`: ``operationWasCancelled()`` runs on a serial queue of its own instead of
-  /// this thread, so that a hook that blocks delays no caller and no thread of the pool that
-  /// tasks share.
+  /// this thread, at background quality of service, so that a hook that blocks delays no caller
+  /// and no thread of the pool that tasks share, and its thread does not take a core from them.
   func deliver(
     _ delivery: OperationStateMachine.Delivery, observer: (any OperationLifecycleObserver)?,
     hookOnOwnQueue: Bool = false
@@ -462,7 +463,11 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     }
     if delivery.stopsWork {
       if hookOnOwnQueue {
-        DispatchQueue(label: "OperationBridge.operationWasCancelled").async {
+        // At background quality of service, so that on Linux its thread runs niced: woken at
+        // the default one, it would take the core of the thread that decided the cancellation
+        // (a leaving caller's cancellation handler, whose task resumes only once the handler
+        // has returned) or of the task that thread resumed.
+        DispatchQueue(label: "OperationBridge.operationWasCancelled", qos: .background).async {
           self.operationWasCancelled()
         }
       } else {
