@@ -447,8 +447,8 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// delivery, as the delivery says.
   ///
   /// `hookOnOwnQueue`: ``operationWasCancelled()`` runs on a serial queue of its own instead of
-  /// this thread, at background quality of service, so that a hook that blocks delays no caller
-  /// and no thread of the pool that tasks share, and its thread does not take a core from them.
+  /// this thread (``CancellationHooks``), so that a hook that blocks delays no caller and no
+  /// thread of the pool that tasks share.
   func deliver(
     _ delivery: OperationStateMachine.Delivery, observer: (any OperationLifecycleObserver)?,
     hookOnOwnQueue: Bool = false
@@ -463,13 +463,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     }
     if delivery.stopsWork {
       if hookOnOwnQueue {
-        // At background quality of service, so that on Linux its thread runs niced: woken at
-        // the default one, it would take the core of the thread that decided the cancellation
-        // (a leaving caller's cancellation handler, whose task resumes only once the handler
-        // has returned) or of the task that thread resumed.
-        DispatchQueue(label: "OperationBridge.operationWasCancelled", qos: .background).async {
-          self.operationWasCancelled()
-        }
+        CancellationHooks.run { self.operationWasCancelled() }
       } else {
         operationWasCancelled()
       }
