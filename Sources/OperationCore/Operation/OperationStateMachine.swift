@@ -434,13 +434,23 @@ struct OperationStateMachine {
   /// that high (the work's priority neither rises above it nor falls below it while it is
   /// open). Once the queue has started the work, its queue priority orders nothing: only work
   /// that `passesPriorityOn` to what it runs still follows its callers then.
-  func escalationCanMatter(forCallerAt level: PriorityLevel, passesPriorityOn: Bool) -> Bool {
+  /// (Mutating only to read the waiters in place, moved out and back, never copied.)
+  mutating func escalationCanMatter(
+    forCallerAt level: PriorityLevel, passesPriorityOn: Bool
+  ) -> Bool {
     guard level < .high else { return false }
     switch lifecycle {
-    case .pending(let waiters, _):
-      return waiters.kept < .high
-    case .executing(let waiters, _):
-      return passesPriorityOn && waiters.kept < .high
+    case .pending(_, let claimed):
+      let waiters = takeWaiters()
+      let kept = waiters.kept
+      lifecycle = .pending(waiters, claimed: claimed)
+      return kept < .high
+    case .executing(_, let since):
+      guard passesPriorityOn else { return false }
+      let waiters = takeWaiters()
+      let kept = waiters.kept
+      lifecycle = .executing(waiters, since: since)
+      return kept < .high
     case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released:
       return false
     case .modifying:
