@@ -19,9 +19,8 @@ extension OperationQueueManager {
     @usableFromInline
     package let waiterID: OperationWaiter.ID?
     /// False when an escalation of the waiter's caller can change nothing for the work,
-    /// whatever its queue: the caller asks for the most an escalation can, a request that
-    /// never leaves keeps the work that high, or the work has started and passes no priority
-    /// on to what it runs.
+    /// whatever its queue: the caller asks for the most an escalation can, or the work has
+    /// started and passes no priority on to what it runs.
     @usableFromInline
     package let escalationCanMatter: Bool
 
@@ -288,8 +287,10 @@ extension OperationQueueManager {
     guard current !== operation else { return nil }
     // The request's own operation, dropped, follows the work it joined (one a manager claimed
     // before ignores the outcome: its own queue releases it).
-    let (join, joinWakes, joinChange, escalationCanMatter) = current.join(
-      waiter, follower: operation, priority: priority, whenAbandoned: policy)
+    var escalationCanMatter = true
+    let (join, joinWakes, joinChange) = current.join(
+      waiter, follower: operation, priority: priority, whenAbandoned: policy,
+      escalationCanMatter: &escalationCanMatter)
     guard case .registered(let id, _, _) = join else { return nil }
     wakes = joinWakes
     change = joinChange

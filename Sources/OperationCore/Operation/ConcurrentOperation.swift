@@ -297,24 +297,24 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// `policy` is the waiter's for when every caller has left (see ``AbandonmentPolicy``), and
   /// `priority` the queue priority the request asks for: the work's new queue priority is
   /// returned if the request raised it, for the caller to apply (``apply(_:)``) once the
-  /// manager's lock is released. Also returned: whether an escalation of the caller can change
-  /// anything for the work
-  /// (``OperationStateMachine/escalationCanMatter(forCallerAt:passesPriorityOn:)``).
+  /// manager's lock is released. `escalationCanMatter` is set to whether an escalation of the
+  /// caller can change anything for the work
+  /// (``OperationStateMachine/escalationCanMatter(forCallerAt:passesPriorityOn:)``); an
+  /// argument rather than a fourth result, whose tuple type the unspecialised caller would look
+  /// up at run time.
   final func join(
     _ waiter: OperationWaiter?, follower: ConcurrentOperation<Value, Failure>?,
-    priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy
-  ) -> (
-    OperationStateMachine.Action, EventWakes, OperationStateMachine.PriorityChange?,
-    escalationCanMatter: Bool
-  ) {
+    priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy,
+    escalationCanMatter: inout Bool
+  ) -> (OperationStateMachine.Action, EventWakes, OperationStateMachine.PriorityChange?) {
     let passesPriorityOn = passesPriorityOn
     return state.withLock { state in
       let action = state.join(
         waiter, follower: follower, priority: priority, whenAbandoned: policy)
       let wakes = state.isAnnounced ? publishEvents(of: action, in: &state) : EventWakes()
-      let escalationCanMatter = state.escalationCanMatter(
+      escalationCanMatter = state.escalationCanMatter(
         forCallerAt: priority, passesPriorityOn: passesPriorityOn)
-      return (action, wakes, state.reprioritize(), escalationCanMatter)
+      return (action, wakes, state.reprioritize())
     }
   }
 

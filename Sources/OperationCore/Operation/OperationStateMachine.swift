@@ -429,32 +429,17 @@ struct OperationStateMachine {
   /// Whether an escalation of a caller registered at `level` can change anything for the work:
   /// decided as the caller registers, so that one whose escalation cannot installs no escalation
   /// handler. An escalated caller asks for at most ``PriorityLevel/high`` (the level of every
-  /// task priority above medium). So nothing changes when the caller asks for that much
-  /// already (its entry never rises), or a request that never leaves keeps open work at least
-  /// that high (the work's priority neither rises above it nor falls below it while it is
-  /// open). Once the queue has started the work, its queue priority orders nothing: only work
-  /// that `passesPriorityOn` to what it runs still follows its callers then.
-  /// (Mutating only to read the waiters in place, moved out and back, never copied.)
-  mutating func escalationCanMatter(
-    forCallerAt level: PriorityLevel, passesPriorityOn: Bool
-  ) -> Bool {
+  /// task priority above medium), so nothing changes when the caller asks for that much already:
+  /// its entry never rises. Once the queue has started the work, its queue priority orders
+  /// nothing: only work that `passesPriorityOn` to what it runs still follows its callers then.
+  /// Reads the lifecycle's case only, never its waiters, which would be moved or copied.
+  func escalationCanMatter(forCallerAt level: PriorityLevel, passesPriorityOn: Bool) -> Bool {
     guard level < .high else { return false }
     switch lifecycle {
-    case .pending(_, let claimed):
-      let waiters = takeWaiters()
-      let kept = waiters.kept
-      lifecycle = .pending(waiters, claimed: claimed)
-      return kept < .high
-    case .executing(_, let since):
-      guard passesPriorityOn else { return false }
-      let waiters = takeWaiters()
-      let kept = waiters.kept
-      lifecycle = .executing(waiters, since: since)
-      return kept < .high
-    case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released:
-      return false
-    case .modifying:
-      preconditionFailure("read while modifying")
+    case .pending: return true
+    case .executing: return passesPriorityOn
+    case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released: return false
+    case .modifying: preconditionFailure("read while modifying")
     }
   }
 
