@@ -299,9 +299,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// returned if the request raised it, for the caller to apply (``apply(_:)``) once the
   /// manager's lock is released. `escalationCanMatter` is set to whether an escalation of the
   /// caller can change anything for the work
-  /// (``OperationStateMachine/escalationCanMatter(forCallerAt:passesPriorityOn:)``); an
-  /// argument rather than a fourth result, whose tuple type the unspecialised caller would look
-  /// up at run time.
+  /// (``OperationStateMachine/escalationCanMatter(forCallerAt:passesPriorityOn:)``).
   final func join(
     _ waiter: OperationWaiter?, follower: ConcurrentOperation<Value, Failure>?,
     priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy,
