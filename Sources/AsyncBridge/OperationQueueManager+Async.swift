@@ -182,7 +182,10 @@ extension OperationQueueManager {
           priority: priority,
           whenAbandoned: policy)
       return admission.waiterID.map {
-        (admission.operation, $0, followsEscalation(of: admission.operation))
+        (
+          admission.operation, $0,
+          admission.escalationCanMatter && followsEscalation(of: admission.operation)
+        )
       }
     }
   }
@@ -222,7 +225,10 @@ extension OperationQueueManager {
       let priority = priority ?? Operation.QueuePriority(taskPriority)
       let admission = admit(operation, waiter: waiter, priority: priority, whenAbandoned: policy)
       return admission.waiterID.map {
-        (admission.operation, $0, followsEscalation(of: admission.operation))
+        (
+          admission.operation, $0,
+          admission.escalationCanMatter && followsEscalation(of: admission.operation)
+        )
       }
     }
   }

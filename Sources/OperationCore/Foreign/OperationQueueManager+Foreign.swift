@@ -191,8 +191,10 @@ extension OperationQueueManager {
         ForeignAdapter(for: operation, key: key, built: builtValue, priority: priority)
       }
       guard adapter.valueType == Value.self || (Value.self == Void.self && !built) else { break }
+      var escalationCanMatter = true
       let (join, wakes, change) = adapter.join(
-        waiter, follower: nil, priority: PriorityLevel(priority), whenAbandoned: policy)
+        waiter, follower: nil, priority: PriorityLevel(priority), whenAbandoned: policy,
+        escalationCanMatter: &escalationCanMatter)
       wakes.run()
       guard case .registered(let id, _, _) = join else {  // Closed: the next turn replaces it.
         ForeignAdapters.update(operation, by: adapter) { $0?.isJoinable = false }

@@ -18,6 +18,20 @@ extension OperationQueueManager {
     /// the outcome was delivered at once.
     @usableFromInline
     package let waiterID: OperationWaiter.ID?
+    /// False when an escalation of the waiter's caller can change nothing for the work,
+    /// whatever its queue: the caller asks for the most an escalation can, or the work has
+    /// started and passes no priority on to what it runs.
+    @usableFromInline
+    package let escalationCanMatter: Bool
+
+    init(
+      operation: ConcurrentOperation<Value, Failure>, waiterID: OperationWaiter.ID?,
+      escalationCanMatter: Bool = true
+    ) {
+      self.operation = operation
+      self.waiterID = waiterID
+      self.escalationCanMatter = escalationCanMatter
+    }
   }
 
   /// Enqueues `operation`, or joins an identical one in flight, and calls `completion` once
@@ -195,6 +209,9 @@ extension OperationQueueManager {
       // Outside the manager's lock, before the queue sees the operation (see
       // `setInitialPriority`).
       if let priority { operation.setInitialPriority(priority) }
+      // Claimed pending: only a caller asking for the most an escalation can ask is sure
+      // to change nothing.
+      let escalationCanMatter = PriorityLevel(priority) < .high
       operation.willEnqueue(on: self)
       queue.addOperation(operation)
       // Published only now that it is true; events decided meanwhile follow it.
@@ -205,7 +222,8 @@ extension OperationQueueManager {
         // operation's handlers itself.
         DispatchQueue.global().async { operation.cancel() }
       }
-      return Admission(operation: operation, waiterID: id)
+      return Admission(
+        operation: operation, waiterID: id, escalationCanMatter: escalationCanMatter)
     case .resumeAtOnce(let outcome, let announces):
       if let priority { operation.setInitialPriority(priority) }
       waiter?.resume(with: outcome)
@@ -271,11 +289,14 @@ extension OperationQueueManager {
     guard current !== operation else { return nil }
     // The request's own operation, dropped, follows the work it joined (one a manager claimed
     // before ignores the outcome: its own queue releases it).
+    var escalationCanMatter = true
     let (join, joinWakes, joinChange) = current.join(
-      waiter, follower: operation, priority: priority, whenAbandoned: policy)
+      waiter, follower: operation, priority: priority, whenAbandoned: policy,
+      escalationCanMatter: &escalationCanMatter)
     guard case .registered(let id, _, _) = join else { return nil }
     wakes = joinWakes
     change = joinChange
-    return Admission(operation: current, waiterID: id)
+    return Admission(
+      operation: current, waiterID: id, escalationCanMatter: escalationCanMatter)
   }
 }

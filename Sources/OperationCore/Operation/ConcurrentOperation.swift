@@ -174,7 +174,8 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// not block there, and hop to another queue before calling anything that may (such as
   /// `URLSessionTask.cancel()` on Linux). When the last caller leaves (its task was cancelled,
   /// its deadline passed), on a timeout, and when a linger runs out, it runs on a serial queue
-  /// of its own, so a hook that blocks delays no caller and no timer of the manager's clock.
+  /// of its own at background quality of service, so a hook that blocks delays no caller and no
+  /// timer of the manager's clock.
   /// If ``finishesImmediatelyWhenCancelled`` is false, call `finish` once the work has stopped.
   open func operationWasCancelled() {}
 
@@ -297,15 +298,21 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// `policy` is the waiter's for when every caller has left (see ``AbandonmentPolicy``), and
   /// `priority` the queue priority the request asks for: the work's new queue priority is
   /// returned if the request raised it, for the caller to apply (``apply(_:)``) once the
-  /// manager's lock is released.
+  /// manager's lock is released. `escalationCanMatter` is set to whether an escalation of the
+  /// caller can change anything for the work
+  /// (``OperationStateMachine/escalationCanMatter(forCallerAt:passesPriorityOn:)``).
   final func join(
     _ waiter: OperationWaiter?, follower: ConcurrentOperation<Value, Failure>?,
-    priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy
+    priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy,
+    escalationCanMatter: inout Bool
   ) -> (OperationStateMachine.Action, EventWakes, OperationStateMachine.PriorityChange?) {
-    state.withLock { state in
+    let passesPriorityOn = passesPriorityOn
+    return state.withLock { state in
       let action = state.join(
         waiter, follower: follower, priority: priority, whenAbandoned: policy)
       let wakes = state.isAnnounced ? publishEvents(of: action, in: &state) : EventWakes()
+      escalationCanMatter = state.escalationCanMatter(
+        forCallerAt: priority, passesPriorityOn: passesPriorityOn)
       return (action, wakes, state.reprioritize())
     }
   }
@@ -445,8 +452,8 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// delivery, as the delivery says.
   ///
   /// `hookOnOwnQueue`: ``operationWasCancelled()`` runs on a serial queue of its own instead of
-  /// this thread, so that a hook that blocks delays no caller and no thread of the pool that
-  /// tasks share.
+  /// this thread (``CancellationHooks``), so that a hook that blocks delays no caller and no
+  /// thread of the pool that tasks share.
   func deliver(
     _ delivery: OperationStateMachine.Delivery, observer: (any OperationLifecycleObserver)?,
     hookOnOwnQueue: Bool = false
@@ -461,9 +468,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     }
     if delivery.stopsWork {
       if hookOnOwnQueue {
-        DispatchQueue(label: "OperationBridge.operationWasCancelled").async {
-          self.operationWasCancelled()
-        }
+        CancellationHooks.run { self.operationWasCancelled() }
       } else {
         operationWasCancelled()
       }

@@ -426,6 +426,23 @@ struct OperationStateMachine {
     }
   }
 
+  /// Whether an escalation of a caller registered at `level` can change anything for the work:
+  /// decided as the caller registers, so that one whose escalation cannot installs no escalation
+  /// handler. An escalated caller asks for at most ``PriorityLevel/high`` (the level of every
+  /// task priority above medium), so nothing changes when the caller asks for that much already:
+  /// its entry never rises. Once the queue has started the work, its queue priority orders
+  /// nothing: only work that `passesPriorityOn` to what it runs still follows its callers then.
+  /// Reads the lifecycle's case only, never its waiters, which would be moved or copied.
+  func escalationCanMatter(forCallerAt level: PriorityLevel, passesPriorityOn: Bool) -> Bool {
+    guard level < .high else { return false }
+    switch lifecycle {
+    case .pending: return true
+    case .executing: return passesPriorityOn
+    case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released: return false
+    case .modifying: preconditionFailure("read while modifying")
+    }
+  }
+
   /// A request that never leaves, with no waiter of its own, asks for `priority` while the
   /// work is open.
   mutating func keep(_ priority: PriorityLevel) {
