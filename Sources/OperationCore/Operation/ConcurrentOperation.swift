@@ -174,8 +174,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// not block there, and hop to another queue before calling anything that may (such as
   /// `URLSessionTask.cancel()` on Linux). When the last caller leaves (its task was cancelled,
   /// its deadline passed), on a timeout, and when a linger runs out, it runs on a serial queue
-  /// of its own at background quality of service, so a hook that blocks delays no caller and no
-  /// timer of the manager's clock.
+  /// of its own, so a hook that blocks delays no caller and no timer of the manager's clock.
   /// If ``finishesImmediatelyWhenCancelled`` is false, call `finish` once the work has stopped.
   open func operationWasCancelled() {}
 
@@ -452,8 +451,8 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// delivery, as the delivery says.
   ///
   /// `hookOnOwnQueue`: ``operationWasCancelled()`` runs on a serial queue of its own instead of
-  /// this thread (``CancellationHooks``), so that a hook that blocks delays no caller and no
-  /// thread of the pool that tasks share.
+  /// this thread, so that a hook that blocks delays no caller and no thread of the pool that
+  /// tasks share.
   func deliver(
     _ delivery: OperationStateMachine.Delivery, observer: (any OperationLifecycleObserver)?,
     hookOnOwnQueue: Bool = false
@@ -468,7 +467,9 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     }
     if delivery.stopsWork {
       if hookOnOwnQueue {
-        CancellationHooks.run { self.operationWasCancelled() }
+        DispatchQueue(label: "OperationBridge.operationWasCancelled").async {
+          self.operationWasCancelled()
+        }
       } else {
         operationWasCancelled()
       }
