@@ -32,13 +32,13 @@ struct EventAudience: Sendable {
   /// Delivers the public event for `event`, a lifecycle event of `operation` (borrowed, not
   /// retained) under `key`.
   func publish(
-    _ event: OperationStateMachine.LifecycleEvent, of operation: __shared Operation,
+    _ event: OperationStateMachine.DecidedEvent, of operation: __shared Operation,
     key: CoalescingKey?
   ) -> EventWakes {
     publish {
       OperationEvent(
         kind: event.operationEventKind, operation: operation, key: key,
-        waiterCount: event.waiterCount, duration: event.duration)
+        callerCount: event.callerCount, duration: event.duration)
     }
   }
 }

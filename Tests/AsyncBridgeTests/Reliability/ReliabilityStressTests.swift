@@ -100,7 +100,7 @@ import Testing
     #expect(await log.flush(manager))
     #expect(log.events(.enqueued, of: operation).count == 1)
     #expect(log.events(.started, of: operation).count == 1)
-    #expect(log.events(.finished(.success), of: operation).map(\.waiterCount) == [8])
+    #expect(log.events(.finished(.success), of: operation).map(\.callerCount) == [8])
     #expect(operation.probe.mainCalls == 1)
 
     // Once it has finished, enqueueing it again hands its value over inside the call.
@@ -138,7 +138,7 @@ import Testing
     #expect(await becomesIdle(manager))
     #expect(results.withLock { $0 }.compactMap { try? $0.get() } == [0, 0])
     #expect(await log.flush(manager))
-    #expect(log.events(.finished(.success), of: working).map(\.waiterCount) == [3])
+    #expect(log.events(.finished(.success), of: working).map(\.callerCount) == [3])
     for joiner in [awaitedJoiner, handlerJoiner] {
       #expect(await eventually { joiner.isFinished })
       #expect(!joiner.isExecuting)
@@ -180,7 +180,7 @@ import Testing
     #expect(await log.flush(manager))
     let completion: OperationEvent.Completion = timesOut ? .timedOut : .success
     // The handler and the task that stayed received the outcome; the one that left did not.
-    #expect(log.events(.finished(completion), of: working).map(\.waiterCount) == [2])
+    #expect(log.events(.finished(completion), of: working).map(\.callerCount) == [2])
     if timesOut {
       #expect((try? stayed?.get()) == nil)
       #expect(handlerResult.withLock { $0 }.map { StressOutcome($0) } == .timedOut(serial: 0))
@@ -254,13 +254,13 @@ import Testing
     let (report, survivors) = await runAndVerify(seed: seed, round: round, hangGuard: hangGuard)
     var problems = report.problems
     let released = await eventually(within: .seconds(30)) {
-      survivors.manager.isReleased && survivors.operations.allSatisfy(\.isReleased)
+      survivors.manager.isFreed && survivors.operations.allSatisfy(\.isFreed)
     }
     if !released {
       leakedRoundMarkers.withLock { $0.append(survivors.marker) }
-      let operations = survivors.operations.filter { !$0.isReleased }.count
+      let operations = survivors.operations.filter { !$0.isFreed }.count
       problems.append(
-        "not released after the round: manager \(!survivors.manager.isReleased), "
+        "not freed after the round: manager \(!survivors.manager.isFreed), "
           + "\(operations) of \(survivors.operations.count) operations")
     }
     return RoundReport(
