@@ -38,7 +38,7 @@ extension Benchmark {
     ) async throws -> Int {
       let task = tasks.withLock { tasks in
         if let task = tasks[key] { return task }
-        // Inserted before the lock is released, so the task's removal comes after it.
+        // Inserted before the lock is unlocked, so the task's removal comes after it.
         let task = Task {
           defer { self.tasks.withLock { $0[key] = nil } }
           return try await work()

@@ -12,7 +12,7 @@ struct EventAudience: Sendable {
 
   /// Delivers the event `makeEvent` builds to each subscriber still subscribed (building
   /// nothing when none is). Returns the wakes the subscribers asked for: run them once the
-  /// publishing operation's lock is released.
+  /// publishing operation's lock is unlocked.
   func publish(_ makeEvent: () -> OperationEvent) -> EventWakes {
     var wakes = EventWakes()
     // Each subscriber builds the event it keeps: building one costs no more than copying it.

@@ -21,7 +21,7 @@ extension ConcurrentOperation {
 
   /// Hands `event` to the operation's audience. Called under the lock: that keeps this
   /// operation's events in the order they were decided. Subscribers only buffer the event; the
-  /// wakes they ask for are returned, to run once the lock is released.
+  /// wakes they ask for are returned, to run once the lock is unlocked.
   func publish(
     _ event: OperationStateMachine.DecidedEvent, in state: inout OperationStateMachine
   ) -> EventWakes {

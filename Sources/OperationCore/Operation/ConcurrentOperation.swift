@@ -284,7 +284,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// Under the manager's lock: joins work that is still open (a nil waiter registers an
   /// interest that never leaves); `.refused` when the operation is cancelled or settled. The
   /// `joined` event's wakes are returned, not run: the caller runs them once the manager's
-  /// lock is released too.
+  /// lock is unlocked too.
   ///
   /// `follower` is the request's own operation, dropped for this work: it follows it. When
   /// the work settles, the follower takes its outcome and is released (it is in no queue), so
@@ -297,7 +297,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// `policy` is the waiter's for when every caller has left (see ``AbandonmentPolicy``), and
   /// `priority` the queue priority the request asks for: the work's new queue priority is
   /// returned if the request raised it, for the caller to apply (``apply(_:)``) once the
-  /// manager's lock is released.
+  /// manager's lock is unlocked.
   final func join(
     _ waiter: OperationWaiter?, follower: ConcurrentOperation<Value, Failure>?,
     priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy

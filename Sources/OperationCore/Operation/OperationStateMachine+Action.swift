@@ -1,6 +1,6 @@
 import Foundation
 
-// What an input of the state machine asks the operation to do once its lock is released.
+// What an input of the state machine asks the operation to do once its lock is unlocked.
 
 extension OperationStateMachine {
   /// A fixed outcome.
@@ -37,7 +37,7 @@ extension OperationStateMachine {
   }
 
   /// What an input asks the operation to do: the events to publish under the lock, and the
-  /// side effects to perform once it is released.
+  /// side effects to perform once it is unlocked.
   enum Action {
     /// Nothing.
     case none

@@ -4,7 +4,7 @@ import Foundation
 /// needs, so a combination that cannot happen cannot be written. Each input is one exhaustive
 /// switch that returns one ``Action``; nothing here calls out.
 ///
-/// The operation performs an action's side effects after releasing its lock, except the
+/// The operation performs an action's side effects once its lock is unlocked, except the
 /// lifecycle events an action carries: those are published while the lock is still held, so
 /// one operation's events reach subscribers in the order they were decided here.
 ///
