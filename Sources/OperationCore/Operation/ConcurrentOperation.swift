@@ -162,7 +162,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// through ``operationWasCancelled()``. Idempotent and safe from any thread at any time.
   public final override func cancel() {
     let releaseIfExecuting = finishesImmediatelyWhenCancelled
-    // `super.cancel()` tells observers that `isCancelled` turned true (on Apple platforms).
+    // `super.cancel()` tells key-value observers that `isCancelled` turned true (on Apple).
     transition(notifyingCancellation: false) { $0.cancel(releaseIfExecuting: releaseIfExecuting) }
     super.cancel()
   }
@@ -406,9 +406,9 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// Runs one input under the lock (publishing the events it decides there), then performs
   /// its action outside the lock.
   ///
-  /// Delivering a cancellation or a timeout is when `isCancelled` turns true; observers are
-  /// told first (``notify(_:)``), unless the caller goes on to call `super.cancel()`, which
-  /// tells them itself (`notifyingCancellation: false`).
+  /// Delivering a cancellation or a timeout is when `isCancelled` turns true; key-value
+  /// observers are told first (``notify(_:)``), unless the caller goes on to call
+  /// `super.cancel()`, which tells them itself (`notifyingCancellation: false`).
   private func transition(
     notifyingCancellation: Bool = true,
     _ input: (inout OperationStateMachine) -> OperationStateMachine.Action
