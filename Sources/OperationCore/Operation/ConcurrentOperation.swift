@@ -50,7 +50,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// manager's scheduler.
   let timeoutEntry = Atomic<UInt64>(0)
   let stallEntry = Atomic<UInt64>(0)
-  /// The newest priority change claimed for `queuePriority` (``apply(_:)``): its version above
+  /// The newest priority change stamped for `queuePriority` (``apply(_:)``): its version above
   /// the low byte, its priority's raw value in the low byte.
   let newestPriorityChange = Atomic<UInt64>(0)
   /// The operation's progress, made on the first report or the first observer and kept (one
