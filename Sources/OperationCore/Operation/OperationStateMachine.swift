@@ -445,10 +445,10 @@ struct OperationStateMachine {
     }
   }
 
-  /// The new queue priority of claimed, open work, if the highest priority among its callers
-  /// is no longer the one last asked of the queue: up when a caller asking for more joined or
-  /// was escalated, down when the most urgent caller left. None while no caller states a
-  /// priority: the operation keeps the one it has.
+  /// The new queue priority of claimed, open work, if its effective priority is no longer the
+  /// one last asked of the queue: up when a caller asking for more joined or was escalated,
+  /// down when the most urgent caller left. None while no caller states a priority: the
+  /// operation keeps the one it has.
   mutating func reprioritize() -> PriorityChange? {
     switch lifecycle {
     case .pending(_, claimed: true):
@@ -472,9 +472,9 @@ struct OperationStateMachine {
   private static func reprioritize(
     _ waiters: inout Waiters, whileExecuting: Bool
   ) -> PriorityChange? {
-    let highest = waiters.highestPriority
-    guard highest != waiters.priority, let priority = highest.queuePriority else { return nil }
-    waiters.priority = highest
+    let effective = waiters.effectivePriority
+    guard effective != waiters.priority, let priority = effective.queuePriority else { return nil }
+    waiters.priority = effective
     waiters.priorityVersion &+= 1
     return PriorityChange(
       priority: priority, version: waiters.priorityVersion, whileExecuting: whileExecuting)
