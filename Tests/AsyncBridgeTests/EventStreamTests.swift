@@ -158,7 +158,7 @@ import Testing
       var seen = 0
       for await event in events {
         seen += 1
-        // By key, not identity: a released operation's address may be reused by the marker.
+        // By key, not identity: a freed operation's address may be reused by the marker.
         if event.key == marker.coalescingKey { return seen }
       }
       return -1

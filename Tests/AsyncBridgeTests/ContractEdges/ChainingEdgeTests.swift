@@ -53,7 +53,7 @@ import Testing
   @Test func eventStreamEndsWhenItsManagerIsFreed() async throws {
     let (manager, iterating) = await {
       () async -> (WeakReference<OperationQueueManager>, Task<Int, Never>) in
-      let manager = OperationQueueManager(name: "edges.events.released")
+      let manager = OperationQueueManager(name: "edges.events.freed")
       let events = manager.makeEvents()
       let iterating = counting(events)
       #expect(
@@ -63,7 +63,7 @@ import Testing
     }()
     #expect(await eventually { manager.isFreed })
     let seen = await value(of: iterating, within: .seconds(30))
-    #expect(seen != nil, "iteration did not end after the manager was released")
+    #expect(seen != nil, "iteration did not end after the manager was freed")
     #expect(seen.map { $0 >= 3 } ?? true, "events before the release were lost: \(seen ?? 0)")
     iterating.cancel()
   }

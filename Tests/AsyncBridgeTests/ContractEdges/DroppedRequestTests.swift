@@ -116,12 +116,12 @@ import Testing
     #expect(await becomesIdle(manager))
   }
 
-  /// A request handed over and held by nobody else is released as soon as it has joined: the
+  /// A request handed over and held by nobody else is freed as soon as it has joined: the
   /// work's 100,000 callers do not keep 100,000 dropped requests. (On Apple platforms an
   /// `Operation` is an Objective-C object, whose uniqueness Swift cannot tell: there it follows
   /// the work, and is released when the work ends.)
   @Test func aRequestNobodyElseHoldsIsFreedOnceItHasJoined() async {
-    let manager = OperationQueueManager(name: "edges.dropped.released")
+    let manager = OperationQueueManager(name: "edges.dropped.freed")
     let log = EventLog(manager)
     let working = await Self.workInFlight(on: manager)
     let dropped = Locked<WeakReference<Operation>?>(nil)

@@ -5,7 +5,7 @@ import OperationCore
 import TestSupport
 import Testing
 
-/// Something a completion handler captures, to see when the handler itself is released.
+/// Something a completion handler captures, to see when the handler itself is freed.
 private final class Captured: Sendable {}
 
 /// Leaks after timeouts and cancellation, of waiters and of event subscribers. (Operations

@@ -14,8 +14,8 @@ import Testing
 ///
 /// After every round: every waiter got exactly one outcome, the right one; no operation was
 /// added to a queue twice or ran twice; no operation reported finished unless its queue had
-/// started it; the queue drained; each `finished` event counts exactly the waiters that
-/// received the outcome; and everything the round created was released.
+/// started it; the queue drained; each `finished` event counts exactly the callers that
+/// received the outcome; and everything the round created was freed.
 ///
 /// Each run prints its seed. To replay a failing round, copy the environment from its failure
 /// message: `RELIABILITY_SEED=… RELIABILITY_ROUND=… swift test --filter ReliabilityStressTests`.
@@ -249,14 +249,14 @@ import Testing
     var handlers: [StressHandler]
   }
 
-  /// Runs one round, checks it, then checks that it released everything it created.
+  /// Runs one round, checks it, then checks that everything it created was freed.
   static func run(seed: UInt64, round: Int, hangGuard: Duration) async -> RoundReport {
     let (report, survivors) = await runAndVerify(seed: seed, round: round, hangGuard: hangGuard)
     var problems = report.problems
-    let released = await eventually(within: .seconds(30)) {
+    let freed = await eventually(within: .seconds(30)) {
       survivors.manager.isFreed && survivors.operations.allSatisfy(\.isFreed)
     }
-    if !released {
+    if !freed {
       leakedRoundMarkers.withLock { $0.append(survivors.marker) }
       let operations = survivors.operations.filter { !$0.isFreed }.count
       problems.append(
@@ -271,7 +271,7 @@ import Testing
   private struct Survivors {
     var manager: WeakReference<OperationQueueManager>
     var operations: [WeakReference<ProbedOperation>]
-    /// Kept strong: the round's operation queue runs on it until it is released.
+    /// Kept strong: the round's operation queue runs on it until it is freed.
     var marker: QueueThreadMarker
   }
 
