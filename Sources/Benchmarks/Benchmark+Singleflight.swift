@@ -117,7 +117,7 @@ extension Benchmark {
     }
 
     /// How many callers wait for `key`'s work now.
-    func waiterCount(for key: String) -> Int {
+    func callerCount(for key: String) -> Int {
       flights.withLock { $0[key]?.waiters.count ?? 0 }
     }
 
