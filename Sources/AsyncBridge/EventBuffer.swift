@@ -8,7 +8,7 @@ import OperationCore
 /// takes everything buffered at once, so it touches the lock once per batch, not once per
 /// event, and hands the batch's storage back for the next one (see ``BoundedEvents``). A
 /// publisher holds its operation's lock, so it never resumes the consumer itself: it returns a
-/// wake (the ``Parked`` consumer), which runs once that lock is released and hands over
+/// wake (the ``Parked`` consumer), which runs once that lock is unlocked and hands over
 /// everything buffered by then. Events published before it runs ride with it, so a busy
 /// publisher pays for one wake per batch, not one per event.
 ///
@@ -77,7 +77,7 @@ final class EventBuffer: EventSink {
 
   /// Buffers the event `makeEvent` builds (nothing once the stream has ended). Called under
   /// the publishing operation's lock, so it never resumes a waiting consumer itself: it
-  /// returns the wake that does, for the publisher to run once that lock is released.
+  /// returns the wake that does, for the publisher to run once that lock is unlocked.
   func receive(_ makeEvent: () -> OperationEvent) -> (any EventWake)? {
     state.withLock { state -> Parked? in
       switch state.consumer {

@@ -73,7 +73,7 @@ extension Benchmark {
       let subscriber = Task {
         guard let events else { return }
         for await event in events where event.kind == .joined {
-          joined.raise(to: event.waiterCount)
+          joined.raise(to: event.callerCount)
         }
       }
       let cancelled = Counter()

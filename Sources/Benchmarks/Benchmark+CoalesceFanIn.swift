@@ -5,7 +5,7 @@ import OperationCore
 
 extension Benchmark {
   /// `coalesce_fanin`: 10,000 independent tasks (each its own unstructured `Task`, not
-  /// children of one group) are released at once by a gate and ask for the same key, whose
+  /// children of one group) are let through at once by a gate and ask for the same key, whose
   /// work (sleeping 20 ms) must run once. Five sides, in rotating order each round:
   /// `manager.run(key:_:)`, `manager.perform(_:)` of a keyed `AsyncOperation`, and the
   /// singleflights a user writes instead: an actor and a `Mutex` each keeping a

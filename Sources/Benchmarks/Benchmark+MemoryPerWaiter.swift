@@ -98,7 +98,7 @@ extension Benchmark {
       let events = manager.makeEvents()
       let subscriber = Task {
         for await event in events where event.kind == .joined {
-          joined.raise(to: event.waiterCount)
+          joined.raise(to: event.callerCount)
         }
       }
       let arrived = Counter()

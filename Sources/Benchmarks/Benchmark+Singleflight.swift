@@ -38,7 +38,7 @@ extension Benchmark {
     ) async throws -> Int {
       let task = tasks.withLock { tasks in
         if let task = tasks[key] { return task }
-        // Inserted before the lock is released, so the task's removal comes after it.
+        // Inserted before the lock is unlocked, so the task's removal comes after it.
         let task = Task {
           defer { self.tasks.withLock { $0[key] = nil } }
           return try await work()
@@ -117,7 +117,7 @@ extension Benchmark {
     }
 
     /// How many callers wait for `key`'s work now.
-    func waiterCount(for key: String) -> Int {
+    func callerCount(for key: String) -> Int {
       flights.withLock { $0[key]?.waiters.count ?? 0 }
     }
 

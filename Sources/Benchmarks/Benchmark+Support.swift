@@ -71,7 +71,7 @@ extension Benchmark {
     }
   }
 
-  /// A gate that tasks (and callbacks) wait at until it opens, so many can be released at
+  /// A gate that tasks (and callbacks) wait at until it opens, so many can be let through at
   /// once.
   final class StartGate: Sendable {
     /// Whether the gate is open, and who waits while it is closed.

@@ -25,8 +25,8 @@
 /// taken with none held, and take none.
 ///
 /// **No lock is held across a key-value notification** or a Foundation write that sends one on
-/// Apple platforms (there an observer runs inside the setter, under whatever lock the writer
-/// holds): an operation's `queuePriority` and `qualityOfService`, a queue's `isSuspended`, a
+/// Apple platforms (there a key-value observer runs inside the setter, under whatever lock the
+/// writer holds): an operation's `queuePriority` and `qualityOfService`, a queue's `isSuspended`, a
 /// dependency added or removed, and an operation's own `isExecuting`, `isFinished` and
 /// `isCancelled` notifications. Such a write is decided under the lock and made after it; where
 /// decisions race, a version read again after the write makes the newest decision the last

@@ -1,5 +1,5 @@
 /// The data task's lifecycle inside a ``NetworkingOperation``, attempts and the waits between
-/// them included, as a value type. Each event returns what to do once the lock is released;
+/// them included, as a value type. Each event returns what to do once the lock is unlocked;
 /// nothing here calls out.
 ///
 /// Generic over the task and the wait so it can be tested without `URLSession` or timers.

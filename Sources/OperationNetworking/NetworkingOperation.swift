@@ -295,7 +295,7 @@ open class NetworkingOperation<Value: Decodable & Sendable>: ConcurrentOperation
       let delay = retryPolicy.delay(
         afterAttempt: attempt, failure: failure, serverMinimum: serverMinimum)
     else { return finish(throwing: failure) }
-    let waits = retryPolicy.scheduler ?? scheduler
+    let waits = retryPolicy.waitSource ?? scheduler
     let wait = waits.makeWait(for: delay) { [weak self] in self?.waitEnded() }
     switch dataTask.withLock({ $0.retryScheduled(wait) }) {
     case .start:

@@ -59,7 +59,7 @@ public struct RetryPolicy: Sendable {
   /// Makes the waits between attempts; nil (the default) waits on the clock of the manager
   /// that admitted the operation (the continuous clock outside any manager). Replaced in tests
   /// that end each wait by hand.
-  package var scheduler: (any RetryScheduler)?
+  package var waitSource: (any RetryWaitSource)?
 
   /// Creates a policy;
   /// ``exponential(maxAttempts:initialDelay:multiplier:maxDelay:jitter:shouldRetry:)`` offers

@@ -109,7 +109,7 @@ import Testing
         }
       }
     }
-    #expect(await log.wait { $0.kind == .joined && $0.waiterCount == 2 })
+    #expect(await log.wait { $0.kind == .joined && $0.callerCount == 2 })
     manager.isSuspended = false
     #expect(await sighting.recorded.wait())
     #expect(sighting.value == Seen(requestID: "starter", priority: TaskPriority.low.rawValue))
@@ -145,7 +145,7 @@ import Testing
     await expectCancellation(of: caller)
     manager.isSuspended = false
     #expect(await becomesIdle(manager))
-    #expect(await eventually { payload.isReleased }, "the closure's task was never let go")
+    #expect(await eventually { payload.isFreed }, "the closure's task was never let go")
     #expect(!ran.isOpen)
   }
 

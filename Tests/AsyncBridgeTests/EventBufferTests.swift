@@ -13,7 +13,7 @@ import Testing
   /// An event whose waiter count numbers it.
   static func numbered(_ number: Int) -> OperationEvent {
     OperationEvent(
-      kind: .started, operationName: "Numbered", key: nil, waiterCount: number, duration: nil,
+      kind: .started, operationName: "Numbered", key: nil, callerCount: number, duration: nil,
       operationID: ObjectIdentifier(Marker.self))
   }
 
@@ -28,7 +28,7 @@ import Testing
     while true {
       switch buffer.take(recycling: &spent) {
       case .batch(var events):
-        batches.append(events.map(\.waiterCount))
+        batches.append(events.map(\.callerCount))
         events.removeAll(keepingCapacity: true)
         spent = events
       case .end:
@@ -40,7 +40,7 @@ import Testing
           buffer.terminate()
         }
         guard let events else { return batches }
-        batches.append(events.map(\.waiterCount))
+        batches.append(events.map(\.callerCount))
       }
     }
   }
@@ -97,7 +97,7 @@ import Testing
         Issue.record("nothing taken after \(published) events")
         return
       }
-      #expect(events.map(\.waiterCount) == Array((next - min(published, capacity))..<next))
+      #expect(events.map(\.callerCount) == Array((next - min(published, capacity))..<next))
       events.removeAll(keepingCapacity: true)
       spent = events
     }
@@ -110,7 +110,7 @@ import Testing
       Issue.record("an empty buffer did not ask the consumer to wait")
       return
     }
-    let waiting = Task { await withCheckedContinuation { buffer.wait($0) }?.map(\.waiterCount) }
+    let waiting = Task { await withCheckedContinuation { buffer.wait($0) }?.map(\.callerCount) }
     // Whether the consumer parked before the event or not, the event reaches it.
     buffer.receive { Self.numbered(7) }?.run()
 
@@ -126,7 +126,7 @@ import Testing
       await withCheckedContinuation { continuation in
         buffer.wait(continuation)
         parked.open()
-      }?.map(\.waiterCount)
+      }?.map(\.callerCount)
     }
     #expect(await parked.wait())
 

@@ -30,7 +30,7 @@ import Testing
     #expect(received.allSatisfy { $0.key == operation.coalescingKey })
     #expect(received.allSatisfy { $0.operationName == "Manual[1]" })
     // Every event counts the one waiting caller, `started` included.
-    #expect(received.map(\.waiterCount) == [1, 1, 1])
+    #expect(received.map(\.callerCount) == [1, 1, 1])
     #expect(received.last?.duration != nil)
   }
 
@@ -39,7 +39,7 @@ import Testing
   @Test func anEventPrintsAsOneShortLine() {
     let owner = NSObject()
     let event = OperationEvent(
-      kind: .finished(.success), operationName: "FetchAvatar", key: nil, waiterCount: 2,
+      kind: .finished(.success), operationName: "FetchAvatar", key: nil, callerCount: 2,
       duration: .seconds(1), operationID: ObjectIdentifier(owner))
 
     #expect(event.description == "finished(success) FetchAvatar waiters=2 after 1.0 seconds")
@@ -60,7 +60,7 @@ import Testing
     #expect(await log.wait(for: .joined, of: operation, count: 1))
     tasks.append(Task { try await manager.perform(ManualOperation(key: 1)) })
     #expect(await log.wait(for: .joined, of: operation, count: 2))
-    #expect(log.events(.joined, of: operation).map(\.waiterCount) == [2, 3])
+    #expect(log.events(.joined, of: operation).map(\.callerCount) == [2, 3])
     #expect(log.events(.joined, of: operation).allSatisfy { $0.key == operation.coalescingKey })
 
     manager.isSuspended = false
@@ -68,8 +68,8 @@ import Testing
     operation.release(1)
     for task in tasks { await expectValue(1, from: task) }
     #expect(await log.wait(for: .finished(.success), of: operation))
-    #expect(log.events(.started, of: operation).first?.waiterCount == 3)
-    #expect(log.events(.finished(.success), of: operation).first?.waiterCount == 3)
+    #expect(log.events(.started, of: operation).first?.callerCount == 3)
+    #expect(log.events(.finished(.success), of: operation).first?.callerCount == 3)
   }
 
   @Test func cancellationYieldsFinishedCancelled() async throws {
@@ -158,7 +158,7 @@ import Testing
       var seen = 0
       for await event in events {
         seen += 1
-        // By key, not identity: a released operation's address may be reused by the marker.
+        // By key, not identity: a freed operation's address may be reused by the marker.
         if event.key == marker.coalescingKey { return seen }
       }
       return -1
@@ -173,7 +173,7 @@ import Testing
     #expect(await becomesIdle(manager))
   }
 
-  @Test func releasingTheStreamEndsTheSubscription() async throws {
+  @Test func freeingTheStreamEndsTheSubscription() async throws {
     let manager = OperationQueueManager(name: "events.release")
     do {
       let events = manager.makeEvents()

@@ -20,44 +20,44 @@ import Testing
     }
 
     func expectReleased(sourceLocation: SourceLocation = #_sourceLocation) async {
-      #expect(await eventually { operation.isReleased }, sourceLocation: sourceLocation)
-      #expect(await eventually { manager.isReleased }, sourceLocation: sourceLocation)
+      #expect(await eventually { operation.isFreed }, sourceLocation: sourceLocation)
+      #expect(await eventually { manager.isFreed }, sourceLocation: sourceLocation)
     }
   }
 
-  @Test func operationAndManagerAreReleasedAfterCompletion() async throws {
+  @Test func operationAndManagerAreFreedAfterCompletion() async throws {
     await Self.completed().expectReleased()
   }
 
-  @Test func operationAndManagerAreReleasedAfterCancellationWhileExecuting() async throws {
+  @Test func operationAndManagerAreFreedAfterCancellationWhileExecuting() async throws {
     await Self.cancelledWhileExecuting().expectReleased()
   }
 
-  @Test func operationAndManagerAreReleasedAfterCancellationWhilePending() async throws {
+  @Test func operationAndManagerAreFreedAfterCancellationWhilePending() async throws {
     await Self.cancelledWhilePending().expectReleased()
   }
 
-  @Test func asyncOperationIsReleasedAfterCompletion() async throws {
+  @Test func asyncOperationIsFreedAfterCompletion() async throws {
     await Self.asyncCompleted().expectReleased()
   }
 
-  @Test func asyncOperationIsReleasedAfterCancellationWhileRunning() async throws {
+  @Test func asyncOperationIsFreedAfterCancellationWhileRunning() async throws {
     await Self.asyncCancelledWhileRunning().expectReleased()
   }
 
-  @Test func asyncOperationIsReleasedAfterCancellationBeforeStarting() async throws {
+  @Test func asyncOperationIsFreedAfterCancellationBeforeStarting() async throws {
     await Self.asyncCancelledBeforeStarting().expectReleased()
   }
 
-  @Test func runClosureCapturesAreReleased() async throws {
+  @Test func runClosureCapturesAreFreed() async throws {
     let (payload, manager) = await Self.runWithPayload()
-    #expect(await eventually { payload.isReleased })
-    #expect(await eventually { manager.isReleased })
+    #expect(await eventually { payload.isFreed })
+    #expect(await eventually { manager.isFreed })
   }
 
   /// A call that joins work in flight never runs its closure, and lets it go before it waits:
   /// what the closure captured is not held until the shared run ends.
-  @Test func aCallThatJoinsReleasesItsClosureBeforeItWaits() async throws {
+  @Test func aCallThatJoinsFreesItsClosureBeforeItWaits() async throws {
     let manager = OperationQueueManager(name: "leak.joinerClosure")
     manager.isSuspended = true
     let log = EventLog(manager)
@@ -67,7 +67,7 @@ import Testing
     // The closure is a temporary of the call: nothing but the call holds it.
     let joiner = Task { try await manager.run(key: 1, Self.body(recordingPayloadIn: payload)) }
     #expect(await log.wait { $0.kind == .joined })
-    #expect(await eventually { payload.withLock { $0?.isReleased } == true })
+    #expect(await eventually { payload.withLock { $0?.isFreed } == true })
     manager.isSuspended = false
     await expectValue(1, from: first)
     await expectValue(1, from: joiner)

@@ -164,7 +164,7 @@ import Testing
         return 8
       }
     }
-    #expect(await log.wait { $0.kind == .joined && $0.waiterCount == 2 })
+    #expect(await log.wait { $0.kind == .joined && $0.callerCount == 2 })
     manager.isSuspended = false
     await expectValue(7, from: first)
     await expectValue(7, from: second)
@@ -191,7 +191,7 @@ import Testing
         return 2
       }
     }
-    #expect(await log.wait { $0.kind == .joined && $0.waiterCount == 2 })
+    #expect(await log.wait { $0.kind == .joined && $0.callerCount == 2 })
     manager.isSuspended = false
     await expectValue(1, from: joining)
     #expect(await becomesIdle(manager))

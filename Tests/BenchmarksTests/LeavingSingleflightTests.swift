@@ -19,7 +19,7 @@ import Testing
       return 42
     }
     let callers = (0..<3).map { _ in Task { try await singleflight.value(for: key, work) } }
-    try #require(await eventually { singleflight.waiterCount(for: key) == 3 })
+    try #require(await eventually { singleflight.callerCount(for: key) == 3 })
 
     release.open()
 
@@ -36,14 +36,14 @@ import Testing
     }
     let leaving = Task { try await singleflight.value(for: key, work) }
     let staying = Task { try await singleflight.value(for: key, work) }
-    try #require(await eventually { singleflight.waiterCount(for: key) == 2 })
+    try #require(await eventually { singleflight.callerCount(for: key) == 2 })
 
     leaving.cancel()
     let left = await completing { await leaving.result }
 
     let outcome = try #require(left, "the cancelled caller was not let go while the work ran")
     #expect(throws: CancellationError.self) { try outcome.get() }
-    #expect(singleflight.waiterCount(for: key) == 1)
+    #expect(singleflight.callerCount(for: key) == 1)
     release.open()
     #expect(try await staying.value == 42)
   }
@@ -61,7 +61,7 @@ import Testing
       return 42
     }
     let caller = Task { try await singleflight.value(for: key, work) }
-    try #require(await eventually { singleflight.waiterCount(for: key) == 1 })
+    try #require(await eventually { singleflight.callerCount(for: key) == 1 })
 
     caller.cancel()
 
@@ -81,7 +81,7 @@ import Testing
       throw CancellationError()
     }
     let leaving = Task { try await singleflight.value(for: key, work) }
-    try #require(await eventually { singleflight.waiterCount(for: key) == 1 })
+    try #require(await eventually { singleflight.callerCount(for: key) == 1 })
     leaving.cancel()
     await #expect(throws: CancellationError.self) { try await leaving.value }
 

@@ -99,7 +99,7 @@ import Testing
 
   // MARK: A handler released uncalled
 
-  @Test func anOperationReleasedWithoutCallingItsHandlerGivesATypedError() async {
+  @Test func anOperationFreedWithoutCallingItsHandlerGivesATypedError() async {
     let manager = OperationQueueManager()
     let service = ManualUserService()
     let task = Task {
@@ -112,13 +112,13 @@ import Testing
     let error = await error(of: task)
     #expect(
       error as? ForeignOperationError
-        == .completionHandlerReleased(operationName: "ForgetfulUserFetchOperation"))
+        == .completionHandlerFreed(operationName: "ForgetfulUserFetchOperation"))
     #expect(await becomesIdle(manager))
   }
 
   /// The limit: an operation kept alive elsewhere keeps its handler, so its callers wait until
   /// it is released, and get the error then.
-  @Test func anOperationKeptAliveElsewhereGivesTheErrorWhenItIsReleased() async {
+  @Test func anOperationKeptAliveElsewhereGivesTheErrorWhenItIsFreed() async {
     let manager = OperationQueueManager()
     let service = ManualUserService()
     let keeper = Locked<ForgetfulUserFetchOperation?>(nil)
@@ -138,7 +138,7 @@ import Testing
     #expect(await results.wait(forCount: 1))
     #expect(
       results.values.first?.failure as? ForeignOperationError
-        == .completionHandlerReleased(operationName: "ForgetfulUserFetchOperation"))
+        == .completionHandlerFreed(operationName: "ForgetfulUserFetchOperation"))
     #expect(await becomesIdle(manager))
   }
 
@@ -316,7 +316,7 @@ import Testing
     await expectSuccess(of: first)
     await expectSuccess(of: second)  // Its caller shares the work.
     // Freed uncalled: nothing can call its handler any more.
-    #expect(await eventually { dropped.isReleased })
+    #expect(await eventually { dropped.isFreed })
     #expect(ownResults.values.isEmpty)
     #expect(await eventually { service.requestCount == 2 })  // Different key scopes.
     service.answer(.success(ann))

@@ -98,7 +98,7 @@ import Testing
       guard untouched == true, service.requestCount == 1 else { exit(7) }
       // The bridge holds it no longer: nothing of it can cancel the instance later.
       dropped = nil
-      guard await eventually({ droppedReference.isReleased }) else { exit(8) }
+      guard await eventually({ droppedReference.isFreed }) else { exit(8) }
       withExtendedLifetime(upstream) { exit(0) }
     }
   }
@@ -125,7 +125,7 @@ import Testing
     #expect(await handled.wait(forCount: 10))
     #expect(handled.values.allSatisfy { (try? $0.get()) == Self.target })
     #expect(service.requestCount == 1)
-    #expect(await eventually { references.allSatisfy(\.isReleased) })
+    #expect(await eventually { references.allSatisfy(\.isFreed) })
     #expect(cancelCalls.withLock { $0 } == 0)
   }
 

@@ -70,7 +70,7 @@ import Testing
       await expectValue(1, from: task)
       manager.events.unsubscribe(subscription)
     }
-    #expect(sinkReleased.isReleased, "the finished operation still holds its audience")
+    #expect(sinkReleased.isFreed, "the finished operation still holds its audience")
     withExtendedLifetime(operation) {}
   }
 

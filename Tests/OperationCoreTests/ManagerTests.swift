@@ -114,7 +114,7 @@ import Testing
     #expect(manager.stallThreshold == nil)
   }
 
-  @Test func managerIsReleasedAfterItsWork() async throws {
+  @Test func managerIsFreedAfterItsWork() async throws {
     let reference = try await { () async throws -> WeakReference<OperationQueueManager> in
       let manager = OperationQueueManager(name: "manager.released")
       manager.stallThreshold = .milliseconds(1)
@@ -131,10 +131,10 @@ import Testing
       #expect(await becomesIdle(manager))
       return WeakReference(manager)
     }()
-    #expect(await eventually { reference.isReleased })
+    #expect(await eventually { reference.isFreed })
   }
 
-  @Test func operationIsReleasedAfterCompletionEvenIfItsHandlerCapturesIt() async throws {
+  @Test func operationIsFreedAfterCompletionEvenIfItsHandlerCapturesIt() async throws {
     let manager = OperationQueueManager(name: "manager.operationReleased")
     let reference = try await { () async throws -> WeakReference<ManualOperation> in
       let operation = ManualOperation(key: 1)
@@ -151,10 +151,10 @@ import Testing
       return WeakReference(operation)
     }()
     #expect(await becomesIdle(manager))
-    #expect(await eventually { reference.isReleased })
+    #expect(await eventually { reference.isFreed })
   }
 
-  @Test func cancelledPendingOperationIsReleasedAfterTheQueueDrains() async throws {
+  @Test func cancelledPendingOperationIsFreedAfterTheQueueDrains() async throws {
     let manager = OperationQueueManager(name: "manager.cancelledReleased")
     manager.isSuspended = true
     let reference = { () -> WeakReference<ManualOperation> in
@@ -165,6 +165,6 @@ import Testing
     }()
     manager.isSuspended = false
     #expect(await becomesIdle(manager))
-    #expect(await eventually { reference.isReleased })
+    #expect(await eventually { reference.isFreed })
   }
 }

@@ -17,7 +17,7 @@ import Testing
 @Suite struct NetworkingRetryCancellationTests {
   let manager = OperationQueueManager(name: "networking-retry-cancellation")
   let server: FixtureHTTPServer
-  let scheduler = ManualRetryScheduler(firesOnStart: false)
+  let manualWaits = ManualRetryWaits(firesOnStart: false)
 
   init() throws {
     server = try ScriptedResponder([.text("busy", status: 503), RetryFixtures.success(attempt: 2)])
@@ -27,13 +27,13 @@ import Testing
   private func operation() -> NetworkingOperation<RetryPayload> {
     NetworkingOperation(
       request: URLRequest(url: server.url("/flaky")), session: RetryFixtures.session,
-      retryPolicy: RetryFixtures.policy(waitingWith: scheduler))
+      retryPolicy: RetryFixtures.policy(waitingWith: manualWaits))
   }
 
   /// Waits until the first attempt failed and its wait started; nil (and a recorded issue)
   /// if that took more than 30 s.
   private func firstWait() async -> ManualRetryWait? {
-    let wait = await scheduler.startedWait(number: 1)
+    let wait = await manualWaits.startedWait(number: 1)
     if wait == nil { Issue.record("the operation never waited to retry") }
     return wait
   }
@@ -156,7 +156,7 @@ import Testing
     defer { server.stop() }
     let operation = SlotKeeping<RetryPayload>(
       request: URLRequest(url: server.url("/flaky")), session: RetryFixtures.session,
-      retryPolicy: RetryFixtures.policy(waitingWith: scheduler))
+      retryPolicy: RetryFixtures.policy(waitingWith: manualWaits))
     manager.enqueue(operation)
     guard let wait = await firstWait() else { return }
 

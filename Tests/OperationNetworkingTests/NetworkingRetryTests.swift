@@ -165,12 +165,12 @@ import Testing
     let script = ScriptedResponder([busy, RetryFixtures.success(attempt: 2)])
     let server = try script.makeServer()
     defer { server.stop() }
-    let scheduler = ManualRetryScheduler(firesOnStart: true)
+    let manualWaits = ManualRetryWaits(firesOnStart: true)
     let events = EventLog(manager, hearing: .publishingThread)
-    let operation = operation(server, RetryFixtures.policy(waitingWith: scheduler))
+    let operation = operation(server, RetryFixtures.policy(waitingWith: manualWaits))
     let result = try #require(await enqueuedResult(of: operation, on: manager))
     #expect(try result.get() == RetryPayload(attempt: 2))
-    #expect(scheduler.startedDelays == [.seconds(2)], "the policy alone would wait 1 ms")
+    #expect(manualWaits.startedDelays == [.seconds(2)], "the policy alone would wait 1 ms")
     #expect(events.retries(of: operation).map(\.delay) == [.seconds(2)])
   }
 
@@ -181,8 +181,8 @@ import Testing
     let script = ScriptedResponder([throttled, RetryFixtures.success(attempt: 2)])
     let server = try script.makeServer()
     defer { server.stop() }
-    let scheduler = ManualRetryScheduler(firesOnStart: true)
-    var policy = RetryFixtures.policy(waitingWith: scheduler)
+    let manualWaits = ManualRetryWaits(firesOnStart: true)
+    var policy = RetryFixtures.policy(waitingWith: manualWaits)
     policy.serverRequestedDelay = { response, body in
       guard response.statusCode == 429, body == Data(#"{"wait_seconds":5}"#.utf8) else {
         return nil
@@ -192,7 +192,7 @@ import Testing
     let operation = operation(server, policy)
     let result = try #require(await enqueuedResult(of: operation, on: manager))
     #expect(try result.get() == RetryPayload(attempt: 2))
-    #expect(scheduler.startedDelays == [.seconds(5)])
+    #expect(manualWaits.startedDelays == [.seconds(5)])
   }
 
   /// Without a body reader, a body's own request for a wait is not this layer's to read.
@@ -202,11 +202,11 @@ import Testing
     let script = ScriptedResponder([throttled, RetryFixtures.success(attempt: 2)])
     let server = try script.makeServer()
     defer { server.stop() }
-    let scheduler = ManualRetryScheduler(firesOnStart: true)
-    let operation = operation(server, RetryFixtures.policy(waitingWith: scheduler))
+    let manualWaits = ManualRetryWaits(firesOnStart: true)
+    let operation = operation(server, RetryFixtures.policy(waitingWith: manualWaits))
     let result = try #require(await enqueuedResult(of: operation, on: manager))
     #expect(try result.get() == RetryPayload(attempt: 2))
-    #expect(scheduler.startedDelays == [.milliseconds(1)], "the policy's own delay")
+    #expect(manualWaits.startedDelays == [.milliseconds(1)], "the policy's own delay")
   }
 
   @Test func aServerAskingForMoreThanTheCapGetsTheFailureAtOnce() async throws {
@@ -214,11 +214,11 @@ import Testing
     let script = ScriptedResponder([busy, RetryFixtures.success(attempt: 2)])
     let server = try script.makeServer()
     defer { server.stop() }
-    let scheduler = ManualRetryScheduler(firesOnStart: true)
-    let operation = operation(server, RetryFixtures.policy(waitingWith: scheduler))
+    let manualWaits = ManualRetryWaits(firesOnStart: true)
+    let operation = operation(server, RetryFixtures.policy(waitingWith: manualWaits))
     let result = try #require(await enqueuedResult(of: operation, on: manager))
     #expect(result.failedStatus == 503)
-    #expect(scheduler.waits.isEmpty)
+    #expect(manualWaits.waits.isEmpty)
     #expect(server.requestCount == 1)
   }
 

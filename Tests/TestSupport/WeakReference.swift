@@ -1,7 +1,7 @@
 import LockedValue
 import OperationCore
 
-/// A weak reference that tasks and threads can share, to check that objects are released.
+/// A weak reference that tasks and threads can share, to check that objects are freed.
 public final class WeakReference<Object: AnyObject>: Sendable {
   // Only ever checked for nil, never handed out, so it may cross threads whatever `Object` is.
   private struct Storage: @unchecked Sendable {
@@ -16,6 +16,6 @@ public final class WeakReference<Object: AnyObject>: Sendable {
     storage = Locked(Storage(object: object))
   }
 
-  /// Whether the object has been released.
-  public var isReleased: Bool { storage.withLock { $0.object == nil } }
+  /// Whether the object has been freed.
+  public var isFreed: Bool { storage.withLock { $0.object == nil } }
 }

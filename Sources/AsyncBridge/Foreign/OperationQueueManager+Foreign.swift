@@ -125,7 +125,7 @@ extension OperationQueueManager {
   )
     async throws
   {
-    try await foreignValue(of: operation, as: Void.self, timeout: timeout, observing: true)
+    try await foreignValue(of: operation, as: Void.self, timeout: timeout, elsewhere: true)
   }
 
   /// As `waitUntilFinished(_:timeout:)`, returning the operation's
@@ -135,20 +135,20 @@ extension OperationQueueManager {
     _ operation: Foreign, timeout: Duration? = nil
   ) async throws -> Foreign.Output {
     try await foreignValue(
-      of: operation, as: Foreign.Output.self, timeout: timeout, observing: true)
+      of: operation, as: Foreign.Output.self, timeout: timeout, elsewhere: true)
   }
 
   /// The value of `operation` as `Output`, admitted with `key`, `priority` and `policy`, or
-  /// (`observing`) waited for where it runs.
+  /// (`elsewhere`) waited for where it runs.
   private nonisolated(nonsending) func foreignValue<Output: Sendable>(
     of operation: Operation, as output: Output.Type, key: (any Hashable & Sendable)? = nil,
     priority: Operation.QueuePriority? = nil, timeout: Duration?,
-    whenAbandoned policy: AbandonmentPolicy = .cancel, observing: Bool = false
+    whenAbandoned policy: AbandonmentPolicy = .cancel, elsewhere: Bool = false
   ) async throws -> Output {
     try await outcome(timeout: timeout, priority: priority) { waiter, asked in
       let own = operation.queuePriority
-      return observing
-        ? ForeignAdapter.observe(operation, waiter: waiter)
+      return elsewhere
+        ? ForeignAdapter.waitUntilFinished(operation, waiter: waiter)
         : admitForeign(
           operation, as: Output.self, key: key, waiter: waiter,
           priority: own.rawValue > asked.rawValue ? own : asked, whenAbandoned: policy)

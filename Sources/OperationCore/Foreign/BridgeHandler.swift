@@ -2,9 +2,9 @@ import LockedValue
 
 /// The completion handler a manager hands to a foreign operation it builds for a request
 /// (`perform { complete in LegacyFetch(completionHandler: complete) }`): what it receives first,
-/// whenever it comes, settles the adapter. Released uncalled (the adapter holds the operation
+/// whenever it comes, settles the adapter. Freed uncalled (the adapter holds the operation
 /// only until it has finished), it settles it with
-/// ``ForeignOperationError/completionHandlerReleased(operationName:)``.
+/// ``ForeignOperationError/completionHandlerFreed(operationName:)``.
 final class BridgeHandler<Value: Sendable>: Sendable {
   typealias Adapter = ConcurrentOperation<any Sendable, any Error>
   /// The adapter once attached, and what the handler received first.
@@ -37,7 +37,7 @@ final class BridgeHandler<Value: Sendable>: Sendable {
 
   deinit {
     guard case (let adapter?, nil) = state.withLock({ $0 }) else { return }
-    let error = ForeignOperationError.completionHandlerReleased(operationName: adapter.name ?? "")
+    let error = ForeignOperationError.completionHandlerFreed(operationName: adapter.name ?? "")
     adapter.settle(erased: .failure(error))
   }
 }

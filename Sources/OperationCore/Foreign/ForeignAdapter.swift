@@ -77,11 +77,11 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
   /// Starts the foreign operation if this adapter is the instance's and nobody started it.
   package override func main() {
     guard let foreign else { return }
-    let claimed = ForeignAdapters.update(foreign, by: self) { entry in
-      defer { entry?.startClaimed = true }
-      return entry?.startClaimed == false
+    let startsIt = ForeignAdapters.update(foreign, by: self) { entry in
+      defer { entry?.startCalled = true }
+      return entry?.startCalled == false
     }
-    if claimed == true, !foreign.isFinished, !foreign.isExecuting { startWhenReady(foreign) }
+    if startsIt == true, !foreign.isFinished, !foreign.isExecuting { startWhenReady(foreign) }
   }
 
   /// The foreign operation has finished: its entry goes, and the adapter settles with its
@@ -95,9 +95,9 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
         ?? (foreign.isCancelled ? .cancelled : .success(ValueBox(()))))
   }
 
-  /// The callers' priority reaches the foreign operation (only from a claimed adapter).
+  /// The callers' priority reaches the foreign operation (only from an adapter claimed or started).
   package override func priorityDidChange(to priority: QueuePriority, whileExecuting: Bool) {
-    if isClaimed { callForeign { $0.queuePriority = priority } }
+    if isClaimedOrStarted { callForeign { $0.queuePriority = priority } }
   }
 
   /// The last caller left, or the manager cancelled everything: so is the foreign operation.
@@ -109,8 +109,8 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
   private func released() {
     guard let foreign else { return }  // Finished: its entry went then.
     let finishesUnrun = ForeignAdapters.update(foreign, by: self) { entry in
-      if entry?.startClaimed == true || entry?.isDropped == true { entry = nil }
-      entry?.startClaimed = true
+      if entry?.startCalled == true || entry?.isDropped == true { entry = nil }
+      entry?.startCalled = true
       return entry != nil
     }
     guard finishesUnrun == true else { return }
@@ -133,7 +133,7 @@ package final class ForeignAdapter: ConcurrentOperation<any Sendable, any Error>
 
   /// Waits with `waiter` for `operation`, run elsewhere, on an adapter that is not the
   /// instance's: it never starts or cancels `operation`.
-  package static func observe(
+  package static func waitUntilFinished(
     _ operation: Operation, waiter: OperationWaiter?, built: Any.Type? = nil
   ) -> OperationQueueManager.Admission<any Sendable, any Error> {
     let adapter = ForeignAdapter(for: operation, key: nil, built: built, priority: nil)

@@ -15,7 +15,7 @@ enum ForeignAdapters {
     /// never cancelled) unless a newer request's adapter runs it.
     var isDropped = false
     /// Someone called, or is calling, the instance's `start()` (to run it or finish it unrun).
-    var startClaimed = false
+    var startCalled = false
   }
 
   private static let entries = Locked([ObjectIdentifier: Entry]())
@@ -29,7 +29,7 @@ enum ForeignAdapters {
     let new = make()
     return entries.withLock { entries in
       if let entry = entries[id], entry.isJoinable { return (entry.adapter, false) }
-      entries[id] = Entry(adapter: new, startClaimed: entries[id]?.startClaimed ?? false)
+      entries[id] = Entry(adapter: new, startCalled: entries[id]?.startCalled ?? false)
       return (new, true)
     }
   }

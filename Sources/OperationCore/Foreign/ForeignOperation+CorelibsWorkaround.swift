@@ -14,7 +14,7 @@ extension ForeignAdapter {
   func startWhenReady(_ foreign: Operation, checksLeft: Int = 100) {
     guard foreign.isReady else {
       guard checksLeft > 0, foreign.dependencies.allSatisfy(\.isFinished) else {
-        ForeignAdapters.update(foreign, by: self) { $0?.startClaimed = false }
+        ForeignAdapters.update(foreign, by: self) { $0?.startCalled = false }
         finish(throwing: ForeignOperationError.notReady(operationName: name ?? ""))
         return
       }

@@ -9,15 +9,23 @@ public enum ForeignOperationError: Error, Sendable, Equatable, CustomStringConve
   case notReady(operationName: String)
   /// The operation a request built around the manager's completion handler
   /// (`perform { complete in … }`) let that handler be freed without calling it.
-  case completionHandlerReleased(operationName: String)
+  case completionHandlerFreed(operationName: String)
+
+  /// The former name of ``completionHandlerFreed(operationName:)``. It makes the error,
+  /// compares it, and matches it in a `switch` when the name is written out; a pattern that
+  /// binds the name, and a `catch` clause, must use the new name: only a case can do either.
+  @available(*, deprecated, renamed: "completionHandlerFreed(operationName:)")
+  public static func completionHandlerReleased(operationName: String) -> Self {
+    .completionHandlerFreed(operationName: operationName)
+  }
 
   /// A one-line description such as `LegacyFetch finished without an outcome`.
   public var description: String {
     switch self {
     case .noOutcome(let name): "\(name) finished without an outcome"
     case .notReady(let name): "\(name) was not ready to start when its turn came"
-    case .completionHandlerReleased(let name):
-      "\(name) released its completion handler without calling it"
+    case .completionHandlerFreed(let name):
+      "\(name) let its completion handler be freed without calling it"
     }
   }
 }

@@ -204,7 +204,7 @@ extension OperationQueueManager {
       if installed { admitInstalled(adapter, for: operation, priority: priority) }
       return Admission(operation: adapter, waiterID: id)
     }
-    return ForeignAdapter.observe(operation, waiter: waiter, built: builtValue)
+    return ForeignAdapter.waitUntilFinished(operation, waiter: waiter, built: builtValue)
   }
 
   /// Admits the adapter a request installed with a hold, a caller that wants nothing and keeps it
@@ -235,7 +235,7 @@ extension OperationQueueManager {
     for dependency in operation.dependencies { operation.removeDependency(dependency) }
     if let priority { work.raisePriority(to: priority) }
     adapter.addWaiter(
-      OperationWaiter(interest: .following, callbackQueue: nil) { _ in
+      OperationWaiter(interest: .onlyNotified, callbackQueue: nil) { _ in
         work.removeWaiter(holdID, resumingWith: .cancelled)
       })
   }

@@ -12,7 +12,7 @@ struct EventAudience: Sendable {
 
   /// Delivers the event `makeEvent` builds to each subscriber still subscribed (building
   /// nothing when none is). Returns the wakes the subscribers asked for: run them once the
-  /// publishing operation's lock is released.
+  /// publishing operation's lock is unlocked.
   func publish(_ makeEvent: () -> OperationEvent) -> EventWakes {
     var wakes = EventWakes()
     // Each subscriber builds the event it keeps: building one costs no more than copying it.
@@ -32,13 +32,13 @@ struct EventAudience: Sendable {
   /// Delivers the public event for `event`, a lifecycle event of `operation` (borrowed, not
   /// retained) under `key`.
   func publish(
-    _ event: OperationStateMachine.LifecycleEvent, of operation: __shared Operation,
+    _ event: OperationStateMachine.DecidedEvent, of operation: __shared Operation,
     key: CoalescingKey?
   ) -> EventWakes {
     publish {
       OperationEvent(
         kind: event.operationEventKind, operation: operation, key: key,
-        waiterCount: event.waiterCount, duration: event.duration)
+        callerCount: event.callerCount, duration: event.duration)
     }
   }
 }

@@ -4,7 +4,7 @@ package protocol EventSink: AnyObject, Sendable {
   /// one costs about as much as keeping it, and the sink builds it where it keeps it). A plain
   /// closure, not an autoclosure: the audience passes its own on without wrapping it again.
   /// Called under the publishing operation's lock: only buffer it, never call out; return what
-  /// must happen once the lock is released (resuming a waiting consumer, say), if anything.
+  /// must happen once the lock is unlocked (resuming a waiting consumer, say), if anything.
   func receive(_ makeEvent: () -> OperationEvent) -> (any EventWake)?
   /// The hub has gone: no event follows.
   func finish()

@@ -45,10 +45,13 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
   }
   /// The operation's coalescing key, if it has one.
   public let key: CoalescingKey?
-  /// Waiters at that moment: after a join, the number now waiting; on finishing, the number
+  /// Callers at that moment: after a join, the number now waiting; on finishing, the number
   /// the outcome goes to. (A completion handler, a plain `enqueue` and an awaiting task count
-  /// one each.)
-  public let waiterCount: Int
+  /// one each; a dropped request that follows the work counts none.)
+  public let callerCount: Int
+  /// The former name of ``callerCount``.
+  @available(*, deprecated, renamed: "callerCount")
+  public var waiterCount: Int { callerCount }
   /// For `finished` and `stalled`: the time since the queue started the operation (nil if it
   /// never started).
   public let duration: Duration?
@@ -68,29 +71,44 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
 
   /// Creates an event.
   public init(
-    kind: Kind, operationName: String, key: CoalescingKey?, waiterCount: Int,
+    kind: Kind, operationName: String, key: CoalescingKey?, callerCount: Int,
     duration: Duration?, operationID: ObjectIdentifier, failure: String? = nil
   ) {
     self.kind = kind
     self.name = .given(operationName)
     self.key = key
-    self.waiterCount = waiterCount
+    self.callerCount = callerCount
     self.duration = duration
     self.operationID = operationID
     self.failure = failure
+  }
+
+  /// Creates an event: the former spelling of
+  /// ``init(kind:operationName:key:callerCount:duration:operationID:failure:)``.
+  @available(
+    *, deprecated,
+    renamed: "init(kind:operationName:key:callerCount:duration:operationID:failure:)"
+  )
+  public init(
+    kind: Kind, operationName: String, key: CoalescingKey?, waiterCount: Int,
+    duration: Duration?, operationID: ObjectIdentifier, failure: String? = nil
+  ) {
+    self.init(
+      kind: kind, operationName: operationName, key: key, callerCount: waiterCount,
+      duration: duration, operationID: operationID, failure: failure)
   }
 
   /// Creates the event of `operation`, named after it when it has a name, else after its
   /// class (spelled out only when read). The operation is borrowed, not retained
   /// (`__shared`: `borrowing` crashes the 6.3.1 compiler here).
   init(
-    kind: Kind, operation: __shared Operation, key: CoalescingKey?, waiterCount: Int,
+    kind: Kind, operation: __shared Operation, key: CoalescingKey?, callerCount: Int,
     duration: Duration?, failure: String? = nil
   ) {
     self.kind = kind
     self.name = operation.name.map(Name.given) ?? .className(type(of: operation))
     self.key = key
-    self.waiterCount = waiterCount
+    self.callerCount = callerCount
     self.duration = duration
     self.operationID = ObjectIdentifier(operation)
     self.failure = failure
@@ -100,7 +118,7 @@ public struct OperationEvent: Sendable, CustomStringConvertible {
   public var description: String {
     var text = "\(kind) \(operationName)"
     if let key { text += " key=\(key)" }
-    text += " waiters=\(waiterCount)"
+    text += " waiters=\(callerCount)"
     if let duration { text += " after \(duration)" }
     if let failure { text += " (\(failure))" }
     return text

@@ -267,7 +267,7 @@ extension OperationQueueManager {
   /// Under the manager's lock: adds `waiter` to the open operation indexed under `key`, unless
   /// it is `operation` itself. The `joined` event's wakes go to `wakes`, and the work's new
   /// priority, if the request raised it, to `change`: both are carried out once the manager's
-  /// lock is released.
+  /// lock is unlocked.
   ///
   /// No dynamic cast: an operation is indexed under its own key, and a key names the exact
   /// class of the operations that build it (``ConcurrentOperation/init(coalescingKey:)`` uses

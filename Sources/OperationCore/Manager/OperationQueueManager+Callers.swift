@@ -4,14 +4,14 @@ extension OperationQueueManager {
   /// snapshot, for tests that wait until the callers they started have joined.
   package func callerCount(forKey key: CoalescingKey) -> Int {
     let work = state.withLock { $0.inFlight[key] }
-    return (work as? any WaiterCounting)?.waiterCount ?? 0
+    return (work as? any CallerCounting)?.callerCount ?? 0
   }
 }
 
-/// An operation that can say how many waiters it has, whatever its value type.
-protocol WaiterCounting: AnyObject {
-  /// How many waiters wait for the outcome now.
-  var waiterCount: Int { get }
+/// An operation that can say how many callers it has, whatever its value type.
+protocol CallerCounting: AnyObject {
+  /// How many callers wait for the outcome now.
+  var callerCount: Int { get }
 }
 
-extension ConcurrentOperation: WaiterCounting {}
+extension ConcurrentOperation: CallerCounting {}

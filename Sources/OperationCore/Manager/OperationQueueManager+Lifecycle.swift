@@ -1,6 +1,6 @@
 import Foundation
 
-extension OperationQueueManager: OperationLifecycleObserver {
+extension OperationQueueManager: ClaimingManager {
   func operationDidSettle(_ operation: Operation, key: CoalescingKey?) {
     guard let key else { return }
     state.withLock { state in

@@ -74,7 +74,7 @@ public final class OperationQueueManager: @unchecked Sendable {
     /// still hold an older one, and `decided` is the suspension it ends with.
     var unwritten = 0
 
-    /// Decides the queue's suspension; the caller writes it once the lock is released.
+    /// Decides the queue's suspension; the caller writes it once the lock is unlocked.
     mutating func decide(_ suspended: Bool) -> Decision {
       decided = Decision(version: decided.version &+ 1, suspended: suspended)
       unwritten += 1

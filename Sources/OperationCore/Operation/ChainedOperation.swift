@@ -71,7 +71,7 @@ open class ChainedOperation<Input: Sendable, Value: Sendable, Failure: Error>:
   /// told apart from one nobody enqueued, and Foundation traps when an operation is added to a
   /// second queue: enqueue upstream work through a manager (this one or another).
   package override func willEnqueue(on manager: OperationQueueManager) {
-    guard let upstream = upstream.withLock({ $0 }), !upstream.isClaimed else { return }
+    guard let upstream = upstream.withLock({ $0 }), !upstream.isClaimedOrStarted else { return }
     // An upstream that joins work in flight follows it (it takes that work's outcome, then
     // is released) and stays a dependency: corelibs keeps counting a removed dependency that has
     // not finished.

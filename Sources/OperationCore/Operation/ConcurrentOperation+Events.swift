@@ -21,9 +21,9 @@ extension ConcurrentOperation {
 
   /// Hands `event` to the operation's audience. Called under the lock: that keeps this
   /// operation's events in the order they were decided. Subscribers only buffer the event; the
-  /// wakes they ask for are returned, to run once the lock is released.
+  /// wakes they ask for are returned, to run once the lock is unlocked.
   func publish(
-    _ event: OperationStateMachine.LifecycleEvent, in state: inout OperationStateMachine
+    _ event: OperationStateMachine.DecidedEvent, in state: inout OperationStateMachine
   ) -> EventWakes {
     // Read in place (a copy of the audience would retain it); the terminal event takes it out.
     if event.isTerminal {

@@ -6,17 +6,17 @@ import Synchronization
 // for the release to take out.
 extension ConcurrentOperation {
   func scheduleTimeout(
-    after timeout: Duration, on observer: (any OperationLifecycleObserver)?
+    after timeout: Duration, on manager: (any ClaimingManager)?
   ) {
     let error = OperationTimeoutError(
       timeout: timeout, operationName: name ?? String(describing: type(of: self)))
-    let scheduler = observer?.scheduler ?? .continuous
+    let scheduler = manager?.scheduler ?? .continuous
     let entry = scheduler.schedule(after: timeout) { [weak self] in
       guard let self else { return }
-      let (action, observer) = decide { $0.timeOut(error) }
+      let (action, manager) = decide { $0.timeOut(error) }
       guard case .deliver(let delivery, _) = consume action else { return }
       notify(.cancelled)  // A timeout counts as a cancellation; no `super.cancel()` follows.
-      deliver(delivery, observer: observer, hookOnOwnQueue: true)
+      deliver(delivery, manager: manager, hookOnOwnQueue: true)
     }
     keep(entry, in: timeoutEntry, on: scheduler)
   }
@@ -30,12 +30,12 @@ extension ConcurrentOperation {
   }
 
   /// Takes the timeout and stall report of a released operation out of the scheduler.
-  func takeOutTimers(on observer: (any OperationLifecycleObserver)?) {
+  func takeOutTimers(on manager: (any ClaimingManager)?) {
     // Two exchanges, no array: this runs on every release.
     let timeout = timeoutEntry.exchange(0, ordering: .sequentiallyConsistent)
     let stall = stallEntry.exchange(0, ordering: .sequentiallyConsistent)
     guard timeout != 0 || stall != 0 else { return }
-    let scheduler = observer?.scheduler ?? .continuous
+    let scheduler = manager?.scheduler ?? .continuous
     if timeout != 0 { scheduler.cancel(timeout) }
     if stall != 0 { scheduler.cancel(stall) }
   }
@@ -45,10 +45,10 @@ extension ConcurrentOperation {
   /// (the linger's token tells) is taken out at once. The timer holds the operation weakly:
   /// work that settled and went meanwhile has nothing left to cancel.
   func scheduleLingerEnd(
-    _ linger: OperationStateMachine.Linger, on observer: (any OperationLifecycleObserver)?
+    _ linger: OperationStateMachine.Linger, on manager: (any ClaimingManager)?
   ) {
     let token = linger.token
-    let scheduler = observer?.scheduler ?? .continuous
+    let scheduler = manager?.scheduler ?? .continuous
     let entry = scheduler.schedule(after: linger.duration) { [weak self] in
       self?.lingerEnded(token)
     }
@@ -58,24 +58,24 @@ extension ConcurrentOperation {
   /// A linger ran out: cancels the work if nobody came since it began.
   func lingerEnded(_ token: OperationWaiter.ID) {
     let releaseIfExecuting = finishesImmediatelyWhenCancelled
-    let (action, observer) = decide {
+    let (action, manager) = decide {
       $0.lingerEnded(token, releaseIfExecuting: releaseIfExecuting)
     }
     guard case .deliver(let delivery, _) = consume action else { return }
-    deliver(delivery, observer: observer, hookOnOwnQueue: true)
+    deliver(delivery, manager: manager, hookOnOwnQueue: true)
     super.cancel()
   }
 
   func scheduleStallCheck(
-    after threshold: Duration, on observer: any OperationLifecycleObserver
+    after threshold: Duration, on manager: any ClaimingManager
   ) {
-    let entry = observer.scheduler.schedule(after: threshold) { [weak self] in
+    let entry = manager.scheduler.schedule(after: threshold) { [weak self] in
       guard let self else { return }
       let wakes = state.withLock { state in
         publishEvents(of: state.stalled(after: threshold), in: &state)
       }
       wakes.run()
     }
-    keep(entry, in: stallEntry, on: observer.scheduler)
+    keep(entry, in: stallEntry, on: manager.scheduler)
   }
 }

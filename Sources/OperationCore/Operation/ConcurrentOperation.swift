@@ -50,7 +50,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// manager's scheduler.
   let timeoutEntry = Atomic<UInt64>(0)
   let stallEntry = Atomic<UInt64>(0)
-  /// The newest priority change claimed for `queuePriority` (``apply(_:)``): its version above
+  /// The newest priority change stamped for `queuePriority` (``apply(_:)``): its version above
   /// the low byte, its priority's raw value in the low byte.
   let newestPriorityChange = Atomic<UInt64>(0)
   /// The operation's progress, made on the first report or the first observer and kept (one
@@ -127,7 +127,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// Starts the operation. Called by the queue; do not override (override ``main()``).
   public final override func start() {
-    let (action, observer) = decide { $0.start() }
+    let (action, manager) = decide { $0.start() }
     switch consume action {
     case .run(let timeout, _):
       #if canImport(Darwin)
@@ -136,13 +136,13 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
       #endif
       // corelibs needs no notification here: its queue marked the operation as starting
       // before calling `start()`, and it reads `isExecuting` through the override.
-      if let timeout { scheduleTimeout(after: timeout, on: observer) }
-      if let observer, let threshold = observer.stallThreshold {
-        scheduleStallCheck(after: threshold, on: observer)
+      if let timeout { scheduleTimeout(after: timeout, on: manager) }
+      if let manager, let threshold = manager.stallThreshold {
+        scheduleStallCheck(after: threshold, on: manager)
       }
       main()
     case .release:
-      release(to: observer)
+      release(to: manager)
     case .none, .publish, .announce, .registered, .refused, .resumeAtOnce, .deliver, .left:
       return
     }
@@ -162,7 +162,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// through ``operationWasCancelled()``. Idempotent and safe from any thread at any time.
   public final override func cancel() {
     let releaseIfExecuting = finishesImmediatelyWhenCancelled
-    // `super.cancel()` tells observers that `isCancelled` turned true (on Apple platforms).
+    // `super.cancel()` tells key-value observers that `isCancelled` turned true (on Apple).
     transition(notifyingCancellation: false) { $0.cancel(releaseIfExecuting: releaseIfExecuting) }
     super.cancel()
   }
@@ -227,11 +227,11 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   package final func reportRetry(attempt: Int, delay: Duration, failure: any Error) {
     let wakes = state.withLock { state in
       guard let audience = state.retryAudience else { return EventWakes() }
-      let waiterCount = state.waiterCount
+      let callerCount = state.callerCount
       return audience.publish {
         OperationEvent(
           kind: .retrying(attempt: attempt, delay: delay), operation: self, key: coalescingKey,
-          waiterCount: waiterCount, duration: nil, failure: String(describing: failure))
+          callerCount: callerCount, duration: nil, failure: String(describing: failure))
       }
     }
     wakes.run()
@@ -284,7 +284,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// Under the manager's lock: joins work that is still open (a nil waiter registers an
   /// interest that never leaves); `.refused` when the operation is cancelled or settled. The
   /// `joined` event's wakes are returned, not run: the caller runs them once the manager's
-  /// lock is released too.
+  /// lock is unlocked too.
   ///
   /// `follower` is the request's own operation, dropped for this work: it follows it. When
   /// the work settles, the follower takes its outcome and is released (it is in no queue), so
@@ -297,7 +297,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// `policy` is the waiter's for when every caller has left (see ``AbandonmentPolicy``), and
   /// `priority` the queue priority the request asks for: the work's new queue priority is
   /// returned if the request raised it, for the caller to apply (``apply(_:)``) once the
-  /// manager's lock is released. `escalationCanMatter` is set to whether an escalation of the
+  /// manager's lock is unlocked. `escalationCanMatter` is set to whether an escalation of the
   /// caller can change anything for the work
   /// (``OperationStateMachine/escalationCanMatter(forCallerAt:passesPriorityOn:)``).
   final func join(
@@ -328,7 +328,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   ) -> Bool {
     let releaseIfExecuting = finishesImmediatelyWhenCancelled
     var change: OperationStateMachine.PriorityChange?
-    let (action, observer) = decide {
+    let (action, manager) = decide {
       let action = $0.removeWaiter(id, releaseIfExecuting: releaseIfExecuting)
       // The work's priority falls back to the highest among the callers still waiting.
       change = $0.reprioritize()
@@ -340,11 +340,11 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     // Before the caller resumes: once it has left, its priority no longer orders the queue.
     apply(change)
     leaving.resume(with: outcome)
-    if let linger { scheduleLingerEnd(linger, on: observer) }
+    if let linger { scheduleLingerEnd(linger, on: manager) }
     guard let cancellation else { return true }
     // On the leaving caller's thread (a task's cancellation handler, a deadline's timer): the
     // hook, which may block, runs elsewhere.
-    deliver(cancellation, observer: observer, hookOnOwnQueue: true)
+    deliver(cancellation, manager: manager, hookOnOwnQueue: true)
     // What `cancel()` does after its own transition: `isCancelled` turns true.
     super.cancel()
     return true
@@ -352,12 +352,12 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
 
   /// A manager claims the operation for its queue and registers its first waiter atomically.
   final func claim(
-    by observer: any OperationLifecycleObserver, waiter: OperationWaiter?,
+    by manager: any ClaimingManager, waiter: OperationWaiter?,
     priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy, audience: EventAudience?
   ) -> OperationStateMachine.Action {
     state.withLock {
       $0.claim(
-        by: observer, waiter: waiter, priority: priority, whenAbandoned: policy,
+        by: manager, waiter: waiter, priority: priority, whenAbandoned: policy,
         audience: audience)
     }
   }
@@ -370,7 +370,7 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   }
 
   /// Whether a manager claimed the operation or a queue started it.
-  package final var isClaimed: Bool { state.withLock { $0.isClaimed } }
+  package final var isClaimedOrStarted: Bool { state.withLock { $0.isClaimedOrStarted } }
 
   /// Called by a manager just before it adds this operation, claimed, to its queue. A
   /// ``ChainedOperation`` enqueues an upstream nobody enqueued.
@@ -412,39 +412,39 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// Runs one input under the lock (publishing the events it decides there), then performs
   /// its action outside the lock.
   ///
-  /// Delivering a cancellation or a timeout is when `isCancelled` turns true; observers are
-  /// told first (``notify(_:)``), unless the caller goes on to call `super.cancel()`, which
-  /// tells them itself (`notifyingCancellation: false`).
+  /// Delivering a cancellation or a timeout is when `isCancelled` turns true; key-value
+  /// observers are told first (``notify(_:)``), unless the caller goes on to call
+  /// `super.cancel()`, which tells them itself (`notifyingCancellation: false`).
   private func transition(
     notifyingCancellation: Bool = true,
     _ input: (inout OperationStateMachine) -> OperationStateMachine.Action
   ) {
-    let (action, observer) = decide(input)
+    let (action, manager) = decide(input)
     switch consume action {
     case .deliver(let delivery, _):
       if notifyingCancellation, delivery.outcome.isCancellation { notify(.cancelled) }
-      deliver(delivery, observer: observer)
+      deliver(delivery, manager: manager)
     case .release:
-      release(to: observer)
+      release(to: manager)
     case .none, .publish, .announce, .registered, .refused, .resumeAtOnce, .run, .left:
       return
     }
   }
 
   /// The first half of a transition: under the lock, the input's action, with its events
-  /// published. Returns the action and the observer to carry it out with.
+  /// published. Returns the action and the manager to carry it out with.
   func decide(
     _ input: (inout OperationStateMachine) -> OperationStateMachine.Action
-  ) -> (OperationStateMachine.Action, (any OperationLifecycleObserver)?) {
-    let (action, observer, wakes) = state.withLock { state in
+  ) -> (OperationStateMachine.Action, (any ClaimingManager)?) {
+    let (action, manager, wakes) = state.withLock { state in
       let action = input(&state)
       // An action carries events only while the operation is announced: a silent
       // operation's action is not read here at all.
       let wakes = state.isAnnounced ? publishEvents(of: action, in: &state) : EventWakes()
-      return (action, state.observer, wakes)
+      return (action, state.manager, wakes)
     }
     wakes.run()
-    return (action, observer)
+    return (action, manager)
   }
 
   /// Hands an outcome to waiters, outside the lock, then releases the operation or ends the
@@ -454,10 +454,10 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// this thread, so that a hook that blocks delays no caller and no thread of the pool that
   /// tasks share.
   func deliver(
-    _ delivery: OperationStateMachine.Delivery, observer: (any OperationLifecycleObserver)?,
+    _ delivery: OperationStateMachine.Delivery, manager: (any ClaimingManager)?,
     hookOnOwnQueue: Bool = false
   ) {
-    if coalescingKey != nil { observer?.operationDidSettle(self, key: coalescingKey) }
+    if coalescingKey != nil { manager?.operationDidSettle(self, key: coalescingKey) }
     progressHub.load(ordering: .acquiring)?.takeUnretainedValue().close()
     delivery.waiters.resumeAll(with: delivery.outcome)
     delivery.waiters.forEachFollower { follower in
@@ -478,15 +478,15 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     case .nothing:
       return
     case .release:
-      release(to: observer)
+      release(to: manager)
     case .endDelivery:
-      // The observer is read again: the operation may have been claimed since it settled.
+      // The manager is read again: the operation may have been claimed since it settled.
       transition { $0.deliveryEnded() }
     }
   }
 
   /// Tells the queue (and the manager) that the operation is released; outside any lock.
-  private func release(to observer: (any OperationLifecycleObserver)?) {
+  private func release(to manager: (any ClaimingManager)?) {
     notify(.released)
     // Released before a dependency finished (cancelled while waiting for it, say): this
     // operation must not be where that dependency looks when it finishes.
@@ -496,9 +496,9 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
     if timeoutEntry.load(ordering: .sequentiallyConsistent) != 0
       || stallEntry.load(ordering: .sequentiallyConsistent) != 0
     {
-      takeOutTimers(on: observer)
+      takeOutTimers(on: manager)
     }
-    observer?.operationDidFinish(self)
+    manager?.operationDidFinish(self)
   }
 
   /// A change of the operation's state that key-value observers are told about.
@@ -539,13 +539,13 @@ open class ConcurrentOperation<Value: Sendable, Failure: Error>: Operation, @unc
   /// The scheduler of the manager that claimed the operation (the continuous clock's when none
   /// did): its timeout, its stall report and its retry waits run on that manager's clock.
   package final var scheduler: Scheduler {
-    state.withLock { $0.observer?.scheduler } ?? .continuous
+    state.withLock { $0.manager?.scheduler } ?? .continuous
   }
 
   /// How many waiters wait for the outcome now (awaiting tasks and completion handlers); 0
   /// once it is fixed.
-  package final var waiterCount: Int {
-    state.withLock { $0.waiterCount }
+  package final var callerCount: Int {
+    state.withLock { $0.callerCount }
   }
 
 }

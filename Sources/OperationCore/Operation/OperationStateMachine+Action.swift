@@ -1,6 +1,6 @@
 import Foundation
 
-// What an input of the state machine asks the operation to do once its lock is released.
+// What an input of the state machine asks the operation to do once its lock is unlocked.
 
 extension OperationStateMachine {
   /// A fixed outcome.
@@ -37,19 +37,19 @@ extension OperationStateMachine {
   }
 
   /// What an input asks the operation to do: the events to publish under the lock, and the
-  /// side effects to perform once it is released.
+  /// side effects to perform once it is unlocked.
   enum Action {
     /// Nothing.
     case none
     /// Publish `event` (a `stalled` one).
-    case publish(LifecycleEvent)
+    case publish(DecidedEvent)
     /// The operation is in its queue: publish `enqueued`, then the events decided since the
     /// claim, in order.
-    case announce(enqueued: LifecycleEvent, later: [LifecycleEvent])
+    case announce(enqueued: DecidedEvent, later: [DecidedEvent])
     /// The waiter is registered (nil `waiterID` for a nil waiter, an interest that never
     /// leaves); publish `event` (`joined`). From a claim: `announces` when the operation
     /// publishes its lifecycle, and the manager then calls ``enqueued()`` once it is queued.
-    case registered(waiterID: OperationWaiter.ID?, announces: Bool, event: LifecycleEvent?)
+    case registered(waiterID: OperationWaiter.ID?, announces: Bool, event: DecidedEvent?)
     /// Not registered: the operation was claimed before or started (a claim), or it is
     /// cancelled or settled (a join: such work is never joined).
     case refused
@@ -57,11 +57,11 @@ extension OperationStateMachine {
     /// still gets the operation, to start and release it without running it.
     case resumeAtOnce(ErasedOutcome, announces: Bool)
     /// Publish `event` (`started`), then arm the timeout, if any, and call `main()`.
-    case run(timeout: Duration?, event: LifecycleEvent?)
+    case run(timeout: Duration?, event: DecidedEvent?)
     /// Publish `event` (the terminal one), then hand an outcome to waiters, then as the
     /// delivery's `then` says. The event is apart from the delivery, so publishing it under
     /// the lock reads no more of the action.
-    case deliver(Delivery, event: LifecycleEvent?)
+    case deliver(Delivery, event: DecidedEvent?)
     /// The waiter left: resume it; `cancellation` when nobody is left who wants the value,
     /// decided in the same step so that no request joins work about to be cancelled, with its
     /// terminal `event` to publish. With `linger`, nobody is left but the work is kept for a
@@ -69,7 +69,7 @@ extension OperationStateMachine {
     /// ``lingerEnded(_:releaseIfExecuting:)``.
     /// Boxed: the largest payload, on a path taken only when a caller leaves.
     indirect case left(
-      OperationWaiter, cancellation: Delivery?, event: LifecycleEvent?, linger: Linger?)
+      OperationWaiter, cancellation: Delivery?, event: DecidedEvent?, linger: Linger?)
     /// Release the operation (its outcome was delivered before).
     case release
   }

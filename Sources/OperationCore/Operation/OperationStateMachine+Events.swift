@@ -14,7 +14,7 @@ extension OperationStateMachine {
     /// A manager claimed the operation for `audience` and has not yet added it to its queue:
     /// `enqueued` and the events decided meanwhile (`later`, usually none) wait here, to go
     /// out in order once it has.
-    case awaitingEnqueue(EventAudience, enqueued: LifecycleEvent, later: [LifecycleEvent])
+    case awaitingEnqueue(EventAudience, enqueued: DecidedEvent, later: [DecidedEvent])
     /// `enqueued` is out: events go out to `audience` as they are decided.
     case announced(EventAudience)
   }
@@ -22,8 +22,8 @@ extension OperationStateMachine {
   /// One lifecycle event, before the operation turns it into an ``OperationEvent`` for its
   /// audience. Its fields are laid out small (the kind last, in one byte): every action
   /// carries room for one, and a small action moves without a call to `memcpy`.
-  struct LifecycleEvent {
-    let waiterCount: Int
+  struct DecidedEvent {
+    let callerCount: Int
     var duration: Duration?
     let kind: Kind
 
@@ -33,8 +33,8 @@ extension OperationStateMachine {
       case finished(OperationEvent.Completion)
     }
 
-    init(kind: Kind, waiterCount: Int, duration: Duration? = nil) {
-      self.waiterCount = waiterCount
+    init(kind: Kind, callerCount: Int, duration: Duration? = nil) {
+      self.callerCount = callerCount
       self.duration = duration
       self.kind = kind
     }

@@ -36,19 +36,20 @@ extension OperationStateMachine {
     /// enqueue): it counts as long as the work is open.
     var kept = PriorityLevel.none
     /// The priority last asked of the queue for this work (at the claim, or by a
-    /// ``PriorityChange``): the highest among its callers then.
+    /// ``PriorityChange``): its effective priority then.
     var priority = PriorityLevel.none
     /// How many priority changes were decided: the operation applies a change only if no
     /// later one was applied before it, so changes applied outside the lock never regress.
     /// (Small: a lifecycle no larger moves as cheaply.)
     var priorityVersion: UInt32 = 0
 
-    /// The highest priority among the callers still waiting and the requests that never leave.
-    var highestPriority: PriorityLevel { max(list.highestPriority, kept) }
+    /// The work's effective priority: the highest among the callers still waiting and the
+    /// requests that never leave.
+    var effectivePriority: PriorityLevel { max(list.highestPriority, kept) }
   }
 
-  /// A new queue priority for the work, decided under the lock and applied outside it (setting
-  /// `queuePriority` calls into Foundation, and KVO observers on Darwin).
+  /// A new effective priority for the work, decided under the lock and applied outside it
+  /// (setting `queuePriority` calls into Foundation, and KVO observers on Darwin).
   struct PriorityChange {
     let priority: Operation.QueuePriority
     /// Orders the changes of one operation: a higher version was decided later.

@@ -4,7 +4,7 @@ import Foundation
 /// needs, so a combination that cannot happen cannot be written. Each input is one exhaustive
 /// switch that returns one ``Action``; nothing here calls out.
 ///
-/// The operation performs an action's side effects after releasing its lock, except the
+/// The operation performs an action's side effects once its lock is unlocked, except the
 /// lifecycle events an action carries: those are published while the lock is still held, so
 /// one operation's events reach subscribers in the order they were decided here.
 ///
@@ -47,16 +47,16 @@ struct OperationStateMachine {
   /// moves: it is read only when a caller joins open work and when the work settles.
   private var lingerTimer: UInt64?
   /// The manager that claimed the operation; nil before.
-  weak var observer: (any OperationLifecycleObserver)?
+  weak var manager: (any ClaimingManager)?
 
   /// The current instant on the clock of the manager that claimed the operation (the
   /// continuous clock's when none did), which event durations are measured on.
-  private var now: ClockInstant { (observer?.scheduler ?? .continuous).now }
+  private var now: ClockInstant { (manager?.scheduler ?? .continuous).now }
 
   // MARK: Reading
 
-  /// How many waiters wait for the outcome now; 0 once it is fixed.
-  var waiterCount: Int {
+  /// How many callers wait for the outcome now; 0 once it is fixed.
+  var callerCount: Int {
     switch lifecycle {
     case .pending(let waiters, _), .executing(let waiters, _): waiters.list.count
     case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released, .modifying: 0
@@ -101,7 +101,7 @@ struct OperationStateMachine {
   }
 
   /// Whether a manager claimed the operation or a queue started it.
-  var isClaimed: Bool {
+  var isClaimedOrStarted: Bool {
     switch lifecycle {
     case .pending(_, let claimed), .settledBeforeStart(_, let claimed): claimed
     case .deliveringBeforeStart(_, let claimed, let started): claimed || started
@@ -143,26 +143,26 @@ struct OperationStateMachine {
   /// `priority` is the request's, which the manager sets as the operation's queue priority
   /// before anybody can join it: from then on, the operation's priority follows its callers.
   mutating func claim(
-    by observer: any OperationLifecycleObserver, waiter: OperationWaiter?,
+    by manager: any ClaimingManager, waiter: OperationWaiter?,
     priority: PriorityLevel, whenAbandoned policy: AbandonmentPolicy,
     audience: EventAudience?
   ) -> Action {
-    let waiterCount = waiter == nil ? 0 : 1
+    let callerCount = waiter == nil ? 0 : 1
     switch lifecycle {
     case .pending(_, claimed: false):
       var waiters = takeWaiters()
       let id = Self.add(waiter, priority: priority, to: &waiters, whenAbandoned: policy)
       waiters.priority = priority
       lifecycle = .pending(consume waiters, claimed: true)
-      self.observer = observer
-      announce(to: audience, waiterCount: waiterCount, settled: nil)
+      self.manager = manager
+      announce(to: audience, callerCount: callerCount, settled: nil)
       return .registered(waiterID: id, announces: audience != nil, event: nil)
     case .deliveringBeforeStart(let settlement, claimed: false, started: false):
       lifecycle = .deliveringBeforeStart(settlement, claimed: true, started: false)
-      return claimSettled(settlement, by: observer, audience: audience, waiterCount: waiterCount)
+      return claimSettled(settlement, by: manager, audience: audience, callerCount: callerCount)
     case .settledBeforeStart(let settlement, claimed: false):
       lifecycle = .settledBeforeStart(settlement, claimed: true)
-      return claimSettled(settlement, by: observer, audience: audience, waiterCount: waiterCount)
+      return claimSettled(settlement, by: manager, audience: audience, callerCount: callerCount)
     case .pending, .executing, .deliveringBeforeStart, .settledBeforeStart, .stopping, .released:
       // Claimed before (here or by another manager), or started.
       return .refused
@@ -198,7 +198,7 @@ struct OperationStateMachine {
       let silent = isSilent
       let waiting = silent ? 0 : waiters.list.count
       lifecycle = .executing(waiters, since: silent ? ClockInstant(sinceOrigin: .zero) : now)
-      return .run(timeout: timeout, event: record(.started, waiterCount: waiting))
+      return .run(timeout: timeout, event: record(.started, callerCount: waiting))
     case .deliveringBeforeStart(let settlement, let claimed, _):
       // The delivering thread releases it once the delivery ends.
       lifecycle = .deliveringBeforeStart(settlement, claimed: claimed, started: true)
@@ -224,7 +224,7 @@ struct OperationStateMachine {
     case .pending(_, claimed: false):
       let waiters = takeWaiters().list
       lifecycle = .released(Settlement(outcome))
-      let event = record(.finished(outcome.completion), waiterCount: waiters.count)
+      let event = record(.finished(outcome.completion), callerCount: waiters.count)
       return .deliver(
         Delivery(waiters: waiters, outcome: outcome, stopsWork: false, then: .release),
         event: event)
@@ -326,7 +326,7 @@ struct OperationStateMachine {
   /// without an outcome and announced.
   func stalled(after threshold: Duration) -> Action {
     guard case .executing = lifecycle, eventAudience != nil else { return .none }
-    return .publish(LifecycleEvent(kind: .stalled, waiterCount: waiterCount, duration: threshold))
+    return .publish(DecidedEvent(kind: .stalled, callerCount: callerCount, duration: threshold))
   }
 
   /// The audience of the terminal event, taken out: nothing follows that event, and an
@@ -462,10 +462,10 @@ struct OperationStateMachine {
     }
   }
 
-  /// The new queue priority of claimed, open work, if the highest priority among its callers
-  /// is no longer the one last asked of the queue: up when a caller asking for more joined or
-  /// was escalated, down when the most urgent caller left. None while no caller states a
-  /// priority: the operation keeps the one it has.
+  /// The new queue priority of claimed, open work, if its effective priority is no longer the
+  /// one last asked of the queue: up when a caller asking for more joined or was escalated,
+  /// down when the most urgent caller left. None while no caller states a priority: the
+  /// operation keeps the one it has.
   mutating func reprioritize() -> PriorityChange? {
     switch lifecycle {
     case .pending(_, claimed: true):
@@ -489,9 +489,9 @@ struct OperationStateMachine {
   private static func reprioritize(
     _ waiters: inout Waiters, whileExecuting: Bool
   ) -> PriorityChange? {
-    let highest = waiters.highestPriority
-    guard highest != waiters.priority, let priority = highest.queuePriority else { return nil }
-    waiters.priority = highest
+    let effective = waiters.effectivePriority
+    guard effective != waiters.priority, let priority = effective.queuePriority else { return nil }
+    waiters.priority = effective
     waiters.priorityVersion &+= 1
     return PriorityChange(
       priority: priority, version: waiters.priorityVersion, whileExecuting: whileExecuting)
@@ -586,7 +586,7 @@ struct OperationStateMachine {
       if let follower { waiters.list.appendFollower(follower) }
       let count = waiters.list.count
       lifecycle = .pending(waiters, claimed: claimed)
-      let event = publishing ? record(.joined, waiterCount: count) : nil
+      let event = publishing ? record(.joined, callerCount: count) : nil
       return .registered(waiterID: id, announces: false, event: event)
     case .executing(_, let since):
       var waiters = takeWaiters()
@@ -595,7 +595,7 @@ struct OperationStateMachine {
       if let follower { waiters.list.appendFollower(follower) }
       let count = waiters.list.count
       lifecycle = .executing(waiters, since: since)
-      let event = publishing ? record(.joined, waiterCount: count) : nil
+      let event = publishing ? record(.joined, callerCount: count) : nil
       return .registered(waiterID: id, announces: false, event: event)
     case .deliveringBeforeStart, .settledBeforeStart, .stopping, .released:
       return .refused
@@ -627,7 +627,7 @@ struct OperationStateMachine {
       // The common policy, cancel, asks for nothing.
       if case .cancel = policy { break }
       waiters.whenAbandoned = policy.keepingLonger(than: waiters.whenAbandoned)
-    case .following:
+    case .onlyNotified:
       break
     }
     return id
@@ -638,7 +638,7 @@ struct OperationStateMachine {
   private mutating func disarmLinger() {
     guard let entry = lingerTimer else { return }
     lingerTimer = nil
-    (observer?.scheduler ?? .continuous).cancel(entry)
+    (manager?.scheduler ?? .continuous).cancel(entry)
   }
 
   /// The linger to arm now that the last caller of `waiters` left, if the work is kept for a
@@ -665,24 +665,24 @@ struct OperationStateMachine {
   /// Starts announcing to `audience` (if any): `enqueued`, then, for an operation that settled
   /// before it was claimed, its terminal event, once the manager has queued it.
   private mutating func announce(
-    to audience: EventAudience?, waiterCount: Int, settled: Settlement?
+    to audience: EventAudience?, callerCount: Int, settled: Settlement?
   ) {
     guard let audience else { return }
-    let enqueued = LifecycleEvent(kind: .enqueued, waiterCount: waiterCount)
-    var later: [LifecycleEvent] = []
+    let enqueued = DecidedEvent(kind: .enqueued, callerCount: callerCount)
+    var later: [DecidedEvent] = []
     if let settled {
       later.append(
-        LifecycleEvent(kind: .finished(settled.outcome.completion), waiterCount: waiterCount))
+        DecidedEvent(kind: .finished(settled.outcome.completion), callerCount: callerCount))
     }
     announcement = .awaitingEnqueue(audience, enqueued: enqueued, later: later)
   }
 
   private mutating func claimSettled(
-    _ settlement: Settlement, by observer: any OperationLifecycleObserver,
-    audience: EventAudience?, waiterCount: Int
+    _ settlement: Settlement, by manager: any ClaimingManager,
+    audience: EventAudience?, callerCount: Int
   ) -> Action {
-    self.observer = observer
-    announce(to: audience, waiterCount: waiterCount, settled: settlement)
+    self.manager = manager
+    announce(to: audience, callerCount: callerCount, settled: settlement)
     return .resumeAtOnce(settlement.outcome, announces: audience != nil)
   }
 
@@ -690,16 +690,16 @@ struct OperationStateMachine {
   /// `since`, the event's duration runs from then. Builds nothing for a silent operation.
   @inline(__always)
   private mutating func record(
-    _ kind: LifecycleEvent.Kind, waiterCount: Int, since: ClockInstant? = nil
-  ) -> LifecycleEvent? {
+    _ kind: DecidedEvent.Kind, callerCount: Int, since: ClockInstant? = nil
+  ) -> DecidedEvent? {
     if case .silent = announcement { return nil }
-    return recordAnnounced(kind, waiterCount: waiterCount, since: since)
+    return recordAnnounced(kind, callerCount: callerCount, since: since)
   }
 
-  /// ``record(_:waiterCount:since:)`` for an operation that publishes its events.
+  /// ``record(_:callerCount:since:)`` for an operation that publishes its events.
   private mutating func recordAnnounced(
-    _ kind: LifecycleEvent.Kind, waiterCount: Int, since: ClockInstant?
-  ) -> LifecycleEvent? {
+    _ kind: DecidedEvent.Kind, callerCount: Int, since: ClockInstant?
+  ) -> DecidedEvent? {
     switch announcement {
     case .silent:
       return nil
@@ -711,11 +711,11 @@ struct OperationStateMachine {
         return nil
       }
       later.append(
-        LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since.map { now - $0 }))
+        DecidedEvent(kind: kind, callerCount: callerCount, duration: since.map { now - $0 }))
       announcement = .awaitingEnqueue(audience, enqueued: enqueued, later: later)
       return nil
     case .announced:
-      return LifecycleEvent(kind: kind, waiterCount: waiterCount, duration: since.map { now - $0 })
+      return DecidedEvent(kind: kind, callerCount: callerCount, duration: since.map { now - $0 })
     }
   }
 
@@ -727,7 +727,7 @@ struct OperationStateMachine {
   ) -> Action {
     lifecycle = .deliveringBeforeStart(settlement, claimed: claimed, started: false)
     if lingerTimer != nil { disarmLinger() }  // Nothing is left to cancel when it runs out.
-    let event = record(.finished(settlement.outcome.completion), waiterCount: waiters.count)
+    let event = record(.finished(settlement.outcome.completion), callerCount: waiters.count)
     return .deliver(
       Delivery(
         waiters: waiters, outcome: settlement.outcome, stopsWork: false, then: .endDelivery),
@@ -741,14 +741,14 @@ struct OperationStateMachine {
   ) -> Action {
     if lingerTimer != nil { disarmLinger() }  // Nothing is left to cancel when it runs out.
     let event = record(
-      .finished(settlement.outcome.completion), waiterCount: waiters.count, since: since)
+      .finished(settlement.outcome.completion), callerCount: waiters.count, since: since)
     return .deliver(
       Delivery(waiters: waiters, outcome: settlement.outcome, stopsWork: stopsWork, then: then),
       event: event)
   }
 
   /// The delivery `action` carries and its event, if it is one.
-  private static func delivery(of action: consuming Action) -> (Delivery?, LifecycleEvent?) {
+  private static func delivery(of action: consuming Action) -> (Delivery?, DecidedEvent?) {
     guard case .deliver(let delivery, let event) = consume action else { return (nil, nil) }
     return (delivery, event)
   }

@@ -66,7 +66,7 @@ final class ProgressHub: Sendable {
       defer { state.observers = [:] }
       return state.observers
     }
-    // Released outside the lock: an observer's last reference may run its handler's deinit.
+    // Let go outside the lock: an observer's last reference may run its handler's deinit.
     _ = observers
   }
 }

@@ -20,16 +20,16 @@ package struct OperationWaiter: Sendable {
     /// reaches its deadline). When the last such waiter leaves and no `untilSettled` one ever
     /// came, the operation is cancelled.
     case untilLeaving
-    /// Until the outcome arrives, without wanting it: an operation dropped for the work it
-    /// joined, which finishes with that work. It is no caller: it neither keeps the work from
-    /// being cancelled nor counts among its waiters.
-    case following
+    /// Until the outcome arrives, without wanting it: a waiter only told that the work settled
+    /// (a dropped adapter's, which then lets go of its hold on the work it joined). It is no
+    /// caller: it neither keeps the work from being cancelled nor counts among its callers.
+    case onlyNotified
   }
 
   /// How long this waiter wants the outcome.
   package let interest: Interest
   /// The priority its caller asks for, once it is in a ``WaiterList`` (``PriorityLevel/none``
-  /// for a follower). Next to `interest`, so it fits in the padding before the queue.
+  /// for one only notified). Next to `interest`, so it fits in the padding before the queue.
   var priority = PriorityLevel.none
   private let callbackQueue: CallbackQueue?
   private let deliver: @Sendable (ErasedOutcome) -> Void
@@ -57,7 +57,7 @@ package struct OperationWaiter: Sendable {
   var isCaller: Bool {
     switch interest {
     case .untilSettled, .untilLeaving: true
-    case .following: false
+    case .onlyNotified: false
     }
   }
 

@@ -31,7 +31,7 @@ struct WaiterList: Sendable {
   private var callers: UInt32 = 0
   /// The callers' priorities by level, once a second caller arrived; before, the first entry's.
   private var priorities: PriorityTally?
-  /// Dropped requests that follow the work, in arrival order; nil once released.
+  /// Dropped requests that follow the work, in arrival order; nil once freed.
   private var followers: [Follower] = []
 
   /// A dropped request following the work, held weakly: the work must not keep it, and one

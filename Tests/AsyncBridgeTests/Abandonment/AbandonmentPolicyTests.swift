@@ -49,7 +49,7 @@ import Testing
     let kinds = log.kinds(of: work).map(\.shortName)
     #expect(kinds == ["enqueued", "started", "finished(success)"])
     // Nobody was left to hand the value to.
-    #expect(log.events(.finished(.success), of: work).first?.waiterCount == 0)
+    #expect(log.events(.finished(.success), of: work).first?.callerCount == 0)
   }
 
   @Test func aValueCallersPolicyCountsAsAnyCallers() async throws {
@@ -95,7 +95,7 @@ import Testing
     manager.isSuspended = true
     let work = ManualOperation(key: 3, ending: .returning(3))
     let caller = Task { try await manager.perform(work, whenAbandoned: .finish) }
-    #expect(await eventually { work.isClaimed })
+    #expect(await eventually { work.isClaimedOrStarted })
     caller.cancel()
     await expectCancellation(of: caller, within: .testTimeout)
     #expect(!work.isCancelled)
@@ -299,7 +299,7 @@ import Testing
     manager.isSuspended = true
     let work = ManualOperation(key: 13)
     let caller = Task { try await manager.perform(work, whenAbandoned: .linger(Self.linger)) }
-    #expect(await eventually { work.isClaimed })
+    #expect(await eventually { work.isClaimedOrStarted })
     caller.cancel()
     await expectCancellation(of: caller, within: .testTimeout)
     try await clock.waitUntilTimers(1)

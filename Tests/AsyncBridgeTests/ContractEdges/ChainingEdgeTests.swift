@@ -50,10 +50,10 @@ import Testing
     #expect(await becomesIdle(manager))
   }
 
-  @Test func eventStreamEndsWhenItsManagerIsReleased() async throws {
+  @Test func eventStreamEndsWhenItsManagerIsFreed() async throws {
     let (manager, iterating) = await {
       () async -> (WeakReference<OperationQueueManager>, Task<Int, Never>) in
-      let manager = OperationQueueManager(name: "edges.events.released")
+      let manager = OperationQueueManager(name: "edges.events.freed")
       let events = manager.makeEvents()
       let iterating = counting(events)
       #expect(
@@ -61,9 +61,9 @@ import Testing
           != nil)
       return (WeakReference(manager), iterating)
     }()
-    #expect(await eventually { manager.isReleased })
+    #expect(await eventually { manager.isFreed })
     let seen = await value(of: iterating, within: .seconds(30))
-    #expect(seen != nil, "iteration did not end after the manager was released")
+    #expect(seen != nil, "iteration did not end after the manager was freed")
     #expect(seen.map { $0 >= 3 } ?? true, "events before the release were lost: \(seen ?? 0)")
     iterating.cancel()
   }

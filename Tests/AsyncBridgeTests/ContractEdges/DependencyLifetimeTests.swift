@@ -22,7 +22,7 @@ import Testing
     }
     #expect(Self.isCallerTimeout(outcome))
     #expect(await becomesIdle(waiting))
-    #expect(await eventually { dependent.withLock { $0?.isReleased } == true })
+    #expect(await eventually { dependent.withLock { $0?.isFreed } == true })
     dependency.release(1)
     #expect(await becomesIdle(running))
   }
@@ -56,7 +56,7 @@ import Testing
     task.cancel()
     await expectCancellation(of: task)
     #expect(await becomesIdle(waiting))
-    #expect(await eventually { dependent.withLock { $0?.isReleased } == true })
+    #expect(await eventually { dependent.withLock { $0?.isFreed } == true })
     dependency.release(1)
     #expect(await becomesIdle(running))
   }

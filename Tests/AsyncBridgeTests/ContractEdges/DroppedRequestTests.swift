@@ -116,23 +116,23 @@ import Testing
     #expect(await becomesIdle(manager))
   }
 
-  /// A request handed over and held by nobody else is released as soon as it has joined: the
+  /// A request handed over and held by nobody else is freed as soon as it has joined: the
   /// work's 100,000 callers do not keep 100,000 dropped requests. (On Apple platforms an
   /// `Operation` is an Objective-C object, whose uniqueness Swift cannot tell: there it follows
   /// the work, and is released when the work ends.)
-  @Test func aRequestNobodyElseHoldsIsReleasedOnceItHasJoined() async {
-    let manager = OperationQueueManager(name: "edges.dropped.released")
+  @Test func aRequestNobodyElseHoldsIsFreedOnceItHasJoined() async {
+    let manager = OperationQueueManager(name: "edges.dropped.freed")
     let log = EventLog(manager)
     let working = await Self.workInFlight(on: manager)
     let dropped = Locked<WeakReference<Operation>?>(nil)
     let caller = Task { try await manager.perform(Self.joiner(recordingIn: dropped)) }
     #expect(await log.wait { $0.kind == .joined })
     #if !canImport(Darwin)
-      #expect(await eventually { dropped.withLock { $0?.isReleased } == true })
+      #expect(await eventually { dropped.withLock { $0?.isFreed } == true })
     #endif
     working.release(1)
     await expectValue(1, from: caller)
-    #expect(await eventually { dropped.withLock { $0?.isReleased } == true })
+    #expect(await eventually { dropped.withLock { $0?.isFreed } == true })
   }
 
   /// A request for key 5, whose weak reference goes to `slot`; the caller gets the only strong

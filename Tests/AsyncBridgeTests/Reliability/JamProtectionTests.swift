@@ -122,7 +122,7 @@ final class ForgetsToFinish: ConcurrentOperation<Int, any Error>, @unchecked Sen
     #expect(await eventually { handlerResult.withLock { $0 } != nil })
     #expect(throws: OperationTimeoutError.self) { try handlerResult.withLock { $0 }?.get() }
     #expect(await log.wait(for: .finished(.timedOut), of: jammed))
-    #expect(log.events(.finished(.timedOut), of: jammed).first?.waiterCount == 3)
+    #expect(log.events(.finished(.timedOut), of: jammed).first?.callerCount == 3)
 
     // A request after the timeout does not join the timed-out operation: fresh work starts.
     let fresh = ForgetsToFinish(key: 1)

@@ -5,7 +5,7 @@ import OperationCore
 import TestSupport
 import Testing
 
-/// Something a completion handler captures, to see when the handler itself is released.
+/// Something a completion handler captures, to see when the handler itself is freed.
 private final class Captured: Sendable {}
 
 /// Leaks after timeouts and cancellation, of waiters and of event subscribers. (Operations
@@ -13,7 +13,7 @@ private final class Captured: Sendable {}
 extension LeakTests {
   // MARK: Waiters
 
-  @Test func waiterIsReleasedWhenItsOperationTimesOutThoughTheOperationLives() async throws {
+  @Test func waiterIsFreedWhenItsOperationTimesOutThoughTheOperationLives() async throws {
     let manager = OperationQueueManager(name: "leak.waiter.timeout")
     let operation = ManualOperation(key: 1)
     operation.timeout = .milliseconds(30)
@@ -23,11 +23,11 @@ extension LeakTests {
     #expect(await delivered.wait())
     #expect(throws: OperationTimeoutError.self) { try operation.result?.get() }
     // The operation is still here (this test holds it); its list of waiters must not be.
-    #expect(await eventually { captured.isReleased })
+    #expect(await eventually { captured.isFreed })
     withExtendedLifetime(operation) {}
   }
 
-  @Test func waiterIsReleasedWhenItsOperationIsCancelledBeforeTheQueueStartsIt() async throws {
+  @Test func waiterIsFreedWhenItsOperationIsCancelledBeforeTheQueueStartsIt() async throws {
     let manager = OperationQueueManager(name: "leak.waiter.cancelPending")
     manager.isSuspended = true
     let operation = ManualOperation(key: 1)
@@ -38,27 +38,27 @@ extension LeakTests {
     #expect(delivered.isOpen)
     // Not finished yet (its suspended queue has not started it), but nobody waits any more.
     #expect(!operation.isFinished)
-    #expect(await eventually { captured.isReleased })
+    #expect(await eventually { captured.isFreed })
     manager.isSuspended = false
     #expect(await becomesIdle(manager))
     withExtendedLifetime(operation) {}
   }
 
-  @Test func operationCapturedByItsOwnHandlerIsReleasedAfterTimingOut() async throws {
+  @Test func operationCapturedByItsOwnHandlerIsFreedAfterTimingOut() async throws {
     let (operation, manager) = await Self.handlerCapturingItsOperation(cancelledBeforeStart: false)
-    #expect(await eventually { operation.isReleased })
-    #expect(await eventually { manager.isReleased })
+    #expect(await eventually { operation.isFreed })
+    #expect(await eventually { manager.isFreed })
   }
 
-  @Test func operationCapturedByItsOwnHandlerIsReleasedAfterCancellationBeforeStart()
+  @Test func operationCapturedByItsOwnHandlerIsFreedAfterCancellationBeforeStart()
     async throws
   {
     let (operation, manager) = await Self.handlerCapturingItsOperation(cancelledBeforeStart: true)
-    #expect(await eventually { operation.isReleased })
-    #expect(await eventually { manager.isReleased })
+    #expect(await eventually { operation.isFreed })
+    #expect(await eventually { manager.isFreed })
   }
 
-  @Test func awaitedOperationThatTimedOutIsReleasedWithItsManager() async throws {
+  @Test func awaitedOperationThatTimedOutIsFreedWithItsManager() async throws {
     let (operation, manager) = await {
       () async -> (
         WeakReference<Operation>, WeakReference<OperationQueueManager>
@@ -72,8 +72,8 @@ extension LeakTests {
       #expect(await becomesIdle(manager))
       return (WeakReference(operation), WeakReference(manager))
     }()
-    #expect(await eventually { operation.isReleased })
-    #expect(await eventually { manager.isReleased })
+    #expect(await eventually { operation.isFreed })
+    #expect(await eventually { manager.isFreed })
   }
 
   // MARK: Event subscribers
@@ -95,11 +95,11 @@ extension LeakTests {
     }()
 
     // The stream is still being iterated, yet its manager is gone.
-    #expect(await eventually { manager.isReleased })
+    #expect(await eventually { manager.isFreed })
     iterating.cancel()
     #expect(await value(of: iterating) != nil)
     // Cancelling the iterating task ends the subscription, and with it the last reference.
-    #expect(await eventually { hub.isReleased })
+    #expect(await eventually { hub.isFreed })
   }
 
   @Test func everySubscriberCancelledWhileEventsPourInIsRemoved() async throws {

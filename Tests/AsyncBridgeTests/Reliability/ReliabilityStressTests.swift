@@ -14,8 +14,8 @@ import Testing
 ///
 /// After every round: every waiter got exactly one outcome, the right one; no operation was
 /// added to a queue twice or ran twice; no operation reported finished unless its queue had
-/// started it; the queue drained; each `finished` event counts exactly the waiters that
-/// received the outcome; and everything the round created was released.
+/// started it; the queue drained; each `finished` event counts exactly the callers that
+/// received the outcome; and everything the round created was freed.
 ///
 /// Each run prints its seed. To replay a failing round, copy the environment from its failure
 /// message: `RELIABILITY_SEED=… RELIABILITY_ROUND=… swift test --filter ReliabilityStressTests`.
@@ -100,7 +100,7 @@ import Testing
     #expect(await log.flush(manager))
     #expect(log.events(.enqueued, of: operation).count == 1)
     #expect(log.events(.started, of: operation).count == 1)
-    #expect(log.events(.finished(.success), of: operation).map(\.waiterCount) == [8])
+    #expect(log.events(.finished(.success), of: operation).map(\.callerCount) == [8])
     #expect(operation.probe.mainCalls == 1)
 
     // Once it has finished, enqueueing it again hands its value over inside the call.
@@ -138,7 +138,7 @@ import Testing
     #expect(await becomesIdle(manager))
     #expect(results.withLock { $0 }.compactMap { try? $0.get() } == [0, 0])
     #expect(await log.flush(manager))
-    #expect(log.events(.finished(.success), of: working).map(\.waiterCount) == [3])
+    #expect(log.events(.finished(.success), of: working).map(\.callerCount) == [3])
     for joiner in [awaitedJoiner, handlerJoiner] {
       #expect(await eventually { joiner.isFinished })
       #expect(!joiner.isExecuting)
@@ -180,7 +180,7 @@ import Testing
     #expect(await log.flush(manager))
     let completion: OperationEvent.Completion = timesOut ? .timedOut : .success
     // The handler and the task that stayed received the outcome; the one that left did not.
-    #expect(log.events(.finished(completion), of: working).map(\.waiterCount) == [2])
+    #expect(log.events(.finished(completion), of: working).map(\.callerCount) == [2])
     if timesOut {
       #expect((try? stayed?.get()) == nil)
       #expect(handlerResult.withLock { $0 }.map { StressOutcome($0) } == .timedOut(serial: 0))
@@ -249,18 +249,18 @@ import Testing
     var handlers: [StressHandler]
   }
 
-  /// Runs one round, checks it, then checks that it released everything it created.
+  /// Runs one round, checks it, then checks that everything it created was freed.
   static func run(seed: UInt64, round: Int, hangGuard: Duration) async -> RoundReport {
     let (report, survivors) = await runAndVerify(seed: seed, round: round, hangGuard: hangGuard)
     var problems = report.problems
-    let released = await eventually(within: .seconds(30)) {
-      survivors.manager.isReleased && survivors.operations.allSatisfy(\.isReleased)
+    let freed = await eventually(within: .seconds(30)) {
+      survivors.manager.isFreed && survivors.operations.allSatisfy(\.isFreed)
     }
-    if !released {
+    if !freed {
       leakedRoundMarkers.withLock { $0.append(survivors.marker) }
-      let operations = survivors.operations.filter { !$0.isReleased }.count
+      let operations = survivors.operations.filter { !$0.isFreed }.count
       problems.append(
-        "not released after the round: manager \(!survivors.manager.isReleased), "
+        "not freed after the round: manager \(!survivors.manager.isFreed), "
           + "\(operations) of \(survivors.operations.count) operations")
     }
     return RoundReport(
@@ -271,7 +271,7 @@ import Testing
   private struct Survivors {
     var manager: WeakReference<OperationQueueManager>
     var operations: [WeakReference<ProbedOperation>]
-    /// Kept strong: the round's operation queue runs on it until it is released.
+    /// Kept strong: the round's operation queue runs on it until it is freed.
     var marker: QueueThreadMarker
   }
 

@@ -74,7 +74,7 @@ import Testing
       problems.append("caller \(id)'s closure ran \(count) times")
     }
     if !(await becomesIdle(manager)) { problems.append("the manager never drained") }
-    let freed = await eventually { payloads.allSatisfy(\.isReleased) }
+    let freed = await eventually { payloads.allSatisfy(\.isFreed) }
     if !freed { problems.append("a closure's task never ended (suspended: \(suspended))") }
     return problems
   }

@@ -32,15 +32,15 @@ enum RetryFixtures {
       maxDelay: .milliseconds(50), jitter: 0)
   }
 
-  /// A policy whose waits `scheduler` controls; the computed delays grow from 1 ms, the cap
+  /// A policy whose waits `manualWaits` controls; the computed delays grow from 1 ms, the cap
   /// (and so the longest server delay honoured) is a minute.
   static func policy(
-    waitingWith scheduler: ManualRetryScheduler, maxAttempts: Int = 3
+    waitingWith manualWaits: ManualRetryWaits, maxAttempts: Int = 3
   ) -> RetryPolicy {
     var policy = RetryPolicy.exponential(
       maxAttempts: maxAttempts, initialDelay: .milliseconds(1), multiplier: 2,
       maxDelay: .seconds(60), jitter: 0)
-    policy.scheduler = scheduler
+    policy.waitSource = manualWaits
     return policy
   }
 }
@@ -72,7 +72,7 @@ final class ScriptedResponder: Sendable {
 
 /// Waits between attempts that a test ends by hand (or at once, when `firesOnStart`), and
 /// records every wait the operation asked for.
-final class ManualRetryScheduler: RetryScheduler {
+final class ManualRetryWaits: RetryWaitSource {
   private let firesOnStart: Bool
   private let made = Locked<[ManualRetryWait]>([])
 
@@ -103,7 +103,7 @@ final class ManualRetryScheduler: RetryScheduler {
   }
 }
 
-/// One wait of a ``ManualRetryScheduler``.
+/// One wait of a ``ManualRetryWaits``.
 final class ManualRetryWait: RetryWait {
   private struct State {
     var isStarted = false

@@ -25,7 +25,7 @@ import Testing
     #expect(harness.server.requestCount == 1)
     let firstEvent = await completing { await events.first { _ in true } }
     #expect(firstEvent??.kind == .enqueued)
-    #expect(firstEvent??.waiterCount == 1)
+    #expect(firstEvent??.callerCount == 1)
   }
 
   @Test func cancellingTheOnlyCallerMidRequestClosesTheConnection() async throws {

@@ -34,18 +34,18 @@ private let leakSession = URLSession.makeNetworkingSession(timeout: .seconds(60)
   }
 
   @Test(arguments: Ending.allCases)
-  func networkingOperationAndItsDataTaskAreReleased(after ending: Ending) async throws {
+  func networkingOperationAndItsDataTaskAreFreed(after ending: Ending) async throws {
     let survivors = try await Self.runNetworkingOperation(ending)
-    #expect(await eventually { survivors.operation.isReleased }, "operation")
-    #expect(await eventually { survivors.dataTask.isReleased }, "data task")
-    #expect(await eventually { survivors.manager.isReleased }, "manager")
+    #expect(await eventually { survivors.operation.isFreed }, "operation")
+    #expect(await eventually { survivors.dataTask.isFreed }, "data task")
+    #expect(await eventually { survivors.manager.isFreed }, "manager")
   }
 
   @Test(arguments: Ending.allCases)
-  func questionsDataManagerAndItsManagerAreReleased(after ending: Ending) async throws {
+  func questionsDataManagerAndItsManagerAreFreed(after ending: Ending) async throws {
     let survivors = try await Self.runDataManagerCall(ending)
-    #expect(await eventually { survivors.dataManager.isReleased }, "data manager")
-    #expect(await eventually { survivors.manager.isReleased }, "manager")
+    #expect(await eventually { survivors.dataManager.isFreed }, "data manager")
+    #expect(await eventually { survivors.manager.isFreed }, "manager")
   }
 
   // MARK: Scenarios

@@ -9,11 +9,11 @@ struct StressEventCounts: CustomStringConvertible {
   var started = 0
   var stalled = 0
   /// Each `finished` event: how the operation ended and how many waiters it reached.
-  var finished: [(completion: OperationEvent.Completion, waiterCount: Int)] = []
+  var finished: [(completion: OperationEvent.Completion, callerCount: Int)] = []
 
   var description: String {
     "enqueued \(enqueued), joined \(joined), started \(started), stalled \(stalled), "
-      + "finished \(finished.map { "\($0.completion)×\($0.waiterCount)" })"
+      + "finished \(finished.map { "\($0.completion)×\($0.callerCount)" })"
   }
 }
 
@@ -28,7 +28,7 @@ extension EventLog {
       case .started: counts.started += 1
       case .stalled: counts.stalled += 1
       case .retrying: break
-      case .finished(let completion): counts.finished.append((completion, event.waiterCount))
+      case .finished(let completion): counts.finished.append((completion, event.callerCount))
       }
     }
     return counts

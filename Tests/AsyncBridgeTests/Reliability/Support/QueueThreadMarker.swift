@@ -38,6 +38,6 @@ final class QueueThreadMarker: @unchecked Sendable {
   }
 }
 
-/// Keeps the dispatch queues of rounds whose operation queue was not released: an operation
+/// Keeps the dispatch queues of rounds whose operation queue was not freed: an operation
 /// queue does not retain its underlying queue, and must never outlive it.
 let leakedRoundMarkers = Locked<[QueueThreadMarker]>([])

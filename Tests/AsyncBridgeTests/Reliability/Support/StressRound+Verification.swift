@@ -216,15 +216,15 @@ extension StressRound {
       if outcome == .cancelled {
         // A task that got cancellation either received this operation's outcome or left
         // first: count the ones that must be here and the ones that may be, over all.
-        if finished.waiterCount < delivered {
+        if finished.callerCount < delivered {
           problems.append(
-            "P\(operation.serial): finished event counts \(finished.waiterCount) waiters, "
+            "P\(operation.serial): finished event counts \(finished.callerCount) waiters, "
               + "\(delivered) handlers received its cancellation")
         }
-        cancelledDeliveries += finished.waiterCount - delivered
-      } else if finished.waiterCount != delivered {
+        cancelledDeliveries += finished.callerCount - delivered
+      } else if finished.callerCount != delivered {
         problems.append(
-          "P\(operation.serial): finished event counts \(finished.waiterCount) waiters, "
+          "P\(operation.serial): finished event counts \(finished.callerCount) waiters, "
             + "\(delivered) waiters received its \(outcome)")
       }
     }

@@ -61,7 +61,7 @@ final class CancellationRace: Sendable {
     var times: [Duration] = []
     for round in 0..<9 {
       let operation = makeOperation(round: -1 - round)
-      // Kept alive like every round's operation: a released one's identity could be reused by
+      // Kept alive like every round's operation: a freed one's identity could be reused by
       // a later operation that is never enqueued, and its `enqueued` event misattributed.
       operations.withLock { $0.append(operation) }
       let started = ContinuousClock.now

@@ -8,9 +8,9 @@ import Testing
 
 /// Setting the queue priority of shared work runs other code: on Apple platforms, the setter
 /// sends key-value notifications to the operation's observers. The library sets it holding no
-/// lock, so an observer may change priorities itself, even of other shared work, and neither
+/// lock, so such an observer may change priorities itself, even of other shared work, and neither
 /// call waits for the other.
-@Suite struct PriorityObserverTests {
+@Suite struct PriorityKeyValueObserverTests {
   /// An operation whose priority setter runs `onChange`, as a key-value observer of
   /// `queuePriority` runs on Apple platforms.
   private final class ObservedOperation: ConcurrentOperation<Int, any Error>, @unchecked Sendable {
@@ -33,7 +33,7 @@ import Testing
     let count: @Sendable (Result<Int, any Error>) -> Void = { _ in settled.increment() }
     manager.enqueue(first, priority: .low, completion: count)
     manager.enqueue(second, priority: .low, completion: count)
-    // When the first work is raised, its observer raises the second by a request that joins it.
+    // When the first work is raised, its key-value observer raises the second by a request that joins it.
     first.onChange.withLock {
       $0 = { priority in
         guard priority == .high else { return }

@@ -5,8 +5,8 @@ import TestSupport
 import Testing
 
 /// Nothing the bridge adds (adapter, finish signal, waiters) outlives the wait.
-@Suite struct ReleaseForeignTests {
-  @Test func aPerformedOperationIsReleasedAfterItFinished() async {
+@Suite struct FreeingForeignTests {
+  @Test func aPerformedOperationIsFreedAfterItFinished() async {
     let manager = OperationQueueManager()
     let service = ManualQuestionService()
     var fetch: FetchTitlesOperation? = FetchTitlesOperation(site: "s", service: service)
@@ -17,10 +17,10 @@ import Testing
     service.answer(.success([]))
     _ = await value(of: task)
     #expect(await becomesIdle(manager, within: .seconds(30)))
-    #expect(await eventually(within: .seconds(30)) { released.isReleased })
+    #expect(await eventually(within: .seconds(30)) { released.isFreed })
   }
 
-  @Test func aCancelledPendingOperationIsReleased() async {
+  @Test func aCancelledPendingOperationIsFreed() async {
     let manager = OperationQueueManager()
     manager.isSuspended = true
     var load: LoadQuestionOperation? = LoadQuestionOperation(
@@ -35,10 +35,10 @@ import Testing
     #expect(await becomesIdle(manager, within: .seconds(30)))
     // The careful legacy `cancel()` leaves it pending: the adapter starts it, cancelled, so
     // that it finishes as its queue would have made it, and nothing keeps it afterwards.
-    #expect(await eventually(within: .seconds(30)) { released.isReleased })
+    #expect(await eventually(within: .seconds(30)) { released.isFreed })
   }
 
-  @Test func anObservedOperationIsReleasedWhenItsOwnerIsDone() async {
+  @Test func anOperationWaitedForElsewhereIsFreedWhenItsOwnerIsDone() async {
     let manager = OperationQueueManager()
     let queue = OperationQueue()
     let service = ManualQuestionService()
@@ -51,6 +51,6 @@ import Testing
     leaving.cancel()
     #expect(await error(of: leaving) is CancellationError)
     service.answer(.success([]))
-    #expect(await eventually(within: .seconds(30)) { released.isReleased })
+    #expect(await eventually(within: .seconds(30)) { released.isFreed })
   }
 }

@@ -6,17 +6,18 @@ import OperationCore
 package protocol RetryWait: Sendable {
   /// Starts counting down; does nothing if the wait was cancelled.
   func start()
-  /// Stops the wait for good and releases its action; does not block.
+  /// Stops the wait for good and lets go of its action; does not block.
   func cancel()
 }
 
-/// Makes the waits a ``RetryPolicy`` puts between attempts.
-package protocol RetryScheduler: Sendable {
+/// Where the waits a ``RetryPolicy`` puts between attempts come from: the manager's scheduler,
+/// or, in tests, waits the test ends by hand.
+package protocol RetryWaitSource: Sendable {
   /// An unarmed wait that, once started, calls `action` after `delay` unless cancelled first.
   func makeWait(for delay: Duration, then action: @escaping @Sendable () -> Void) -> any RetryWait
 }
 
-extension Scheduler: RetryScheduler {
+extension Scheduler: RetryWaitSource {
   /// A wait that, once started, is an entry of this scheduler: no thread is held while it
   /// counts down, and cancelling it takes the entry, and the action with it, out at once.
   package func makeWait(

@@ -1,9 +1,9 @@
 import Foundation
 
-/// Receives an operation's lifecycle from the operation itself. ``OperationQueueManager``
-/// implements it to keep its coalescing index and its count of outstanding operations. (Events
+/// The manager that claimed an operation, as the operation sees it: it receives the operation's
+/// lifecycle from the operation itself. ``OperationQueueManager`` implements it to keep its coalescing index and its count of outstanding operations. (Events
 /// go from the operation straight to its ``EventAudience``.)
-protocol OperationLifecycleObserver: AnyObject, Sendable {
+protocol ClaimingManager: AnyObject, Sendable {
   /// The operation's outcome is fixed; outside the operation's lock.
   func operationDidSettle(_ operation: Operation, key: CoalescingKey?)
   /// The operation reported itself finished to its queue; outside the operation's lock.

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `waitUntilFinished`: awaiting operations that someone else enqueued, on any queue.
-@Suite struct ObserveForeignTests {
+@Suite struct WaitUntilFinishedForeignTests {
   @Test func awaitsAnOperationTheLegacySingletonEnqueued() async {
     let manager = OperationQueueManager()
     let work = BlockingWork()
@@ -13,7 +13,7 @@ import Testing
       work.run()
       return Data(id.utf8)
     }
-    let threads = avatars.queue.runsBlockingWork(label: "observe.avatars")
+    let threads = avatars.queue.runsBlockingWork(label: "wait.avatars")
     let operation = avatars.loadAvatar(id: "7") { _ in }
     let task = Task { try await manager.waitUntilFinished(operation) }
     #expect(await work.started.wait())
@@ -36,7 +36,7 @@ import Testing
     #expect(await value(of: task) == QuestionRecord(id: 3, title: "Three"))
   }
 
-  @Test func theObserverLeavingNeverCancelsTheOperation() async {
+  @Test func theWaiterLeavingNeverCancelsTheOperation() async {
     let manager = OperationQueueManager()
     let (fetch, service) = await fetchRunningElsewhere()
     let leaving = Task { try await manager.waitUntilFinished(fetch, timeout: .seconds(30)) }
@@ -46,8 +46,8 @@ import Testing
     let timingOut = Task { try await manager.waitUntilFinished(fetch, timeout: .milliseconds(20)) }
     #expect(await error(of: timingOut) is OperationTimeoutError)
     #expect(!fetch.isCancelled)
-    service.answer(.success(["observed"]))
-    #expect(await value(of: staying) == ["observed"])
+    service.answer(.success(["waited for"]))
+    #expect(await value(of: staying) == ["waited for"])
   }
 
   @Test func aFinishedOperationResolvesAtOnce() async {
