@@ -51,7 +51,9 @@ struct RunStartGate: Sendable {
   /// The operation to settle once the queue starts it, or nil if it never will.
   @usableFromInline
   func wait() async -> (any RunOwner)? {
-    await withCheckedContinuation { continuation in
+    // A verdict already given is taken without a continuation.
+    if case .some(let owner) = stage.withLock({ $0.takeVerdict() }) { return owner }
+    return await withCheckedContinuation { continuation in
       perform(stage.withLock { $0.park(continuation) })
     }
   }
@@ -88,6 +90,17 @@ extension RunStartGate.Stage {
       return .resume(continuation, owner)
     case .parked, .passed:
       return .none  // The task waits once: never reached.
+    }
+  }
+
+  /// The task arrives and takes the verdict if one was given (`.some`); `.none` if it must wait.
+  mutating func takeVerdict() -> (any RunOwner)?? {
+    switch self {
+    case .decided(let owner):
+      self = .passed
+      return .some(owner)
+    case .waiting, .parked, .passed:
+      return .none
     }
   }
 

@@ -33,6 +33,26 @@ import Testing
     #expect(stillKept === owner)
   }
 
+  @Test func theTaskTakesAVerdictGivenBeforeItWithoutWaiting() {
+    let owner = Owner()
+    var stage = RunStartGate.Stage.waiting
+    #expect(stage.takeVerdict() == nil)  // None given: it waits.
+    _ = stage.decide(owner)
+    guard case .some(let taken?) = stage.takeVerdict() else {
+      Issue.record("expected the verdict taken")
+      return
+    }
+    #expect(taken === owner)
+    #expect(stage.isPassed)
+    #expect(stage.takeVerdict() == nil)  // Taken once.
+    var discarded = RunStartGate.Stage.waiting
+    _ = discarded.decide(nil)
+    guard case .some(nil) = discarded.takeVerdict() else {
+      Issue.record("expected the discard taken")
+      return
+    }
+  }
+
   @Test func theTaskArrivingAfterAVerdictIsResumedWithIt() async {
     let owner = Owner()
     var stage = RunStartGate.Stage.waiting
