@@ -19,12 +19,6 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
   let work: Locked<AsyncWork>
 
   /// Creates an operation that runs `body` when the queue starts it.
-  ///
-  /// The closure runs in a task started when the queue starts the operation, outside any
-  /// caller's task: it sees no caller's task-local values, and starts at the priority the
-  /// runtime gives a task made outside any task (escalated while it runs when a caller asking
-  /// for more joins or is escalated). A closure passed to `OperationQueueManager.run` sees its
-  /// caller's.
   @inlinable
   public init(_ body: @escaping @Sendable () async throws -> Value) {
     work = Locked(AsyncWork(body))
@@ -33,8 +27,6 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
   }
 
   /// Creates an operation that runs `body`, shared by requests with an equal `coalescingKey`.
-  ///
-  /// The closure runs outside any caller's task, as with ``init(_:)``.
   @inlinable
   public init(
     coalescingKey: some Hashable & Sendable, _ body: @escaping @Sendable () async throws -> Value
@@ -44,55 +36,27 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
     passesPriorityOn = true
   }
 
-  /// Creates an operation whose closure runs in a task made now, in the calling task's
-  /// context: it sees that task's task-local values and runs at its priority (or the
-  /// operation's queue priority when the queue starts it, if higher). The task waits, holding
-  /// no thread, until the queue starts the operation.
-  @inlinable
-  init(inheritingContext body: @escaping @Sendable () async throws -> Value) {
-    work = Locked(AsyncWork(inheritingContext: body))
-    super.init()
-    passesPriorityOn = true
-  }
-
-  /// ``init(inheritingContext:)``, shared by requests with an equal `coalescingKey`.
-  @inlinable
-  init(
-    coalescingKey: some Hashable & Sendable,
-    inheritingContext body: @escaping @Sendable () async throws -> Value
-  ) {
-    work = Locked(AsyncWork(inheritingContext: body))
-    super.init(coalescingKey: coalescingKey)
-    passesPriorityOn = true
-  }
-
-  // A task made in its caller's context for an operation that never started ends here,
-  // without running the closure.
-  deinit {
-    work.withLock { $0.heldGate }?.discard()
-  }
-
   /// False: the slot is held until the closure returns.
   public override var finishesImmediatelyWhenCancelled: Bool { false }
 
-  /// Starts the task that runs the closure (made now, or waiting since the operation was made)
-  /// and finishes with the closure's outcome.
+  /// Starts a task that runs the closure and finishes with its outcome.
   public override func main() {
-    switch work.withLock({ $0.start() }) {
-    case .makeTask(let run):
-      let task = Task { [self] in settle(erased: await run()) }
-      if work.withLock({ $0.record(task) }) { task.cancel() }
-    case .open(let task, let gate):
-      let queued = TaskPriority(queuePriority)
-      if queued > gate.madeAt,
-        #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *)
-      {
-        task.escalatePriority(to: queued)
-      }
-      gate.open(for: self)
-    case .endCancelled:
-      settle(erased: .cancelled)  // Cancelled between start and now: nothing ran, release the slot.
+    let run = work.withLock { work -> (@Sendable () async -> ErasedOutcome)? in
+      guard case .idle(let run) = work else { return nil }
+      work = .starting
+      return run
     }
+    guard let run else {
+      settle(erased: .cancelled)  // Cancelled between start and now: nothing ran, release the slot.
+      return
+    }
+    let task = Task { [self] in settle(erased: await run()) }
+    let cancelledMeanwhile = work.withLock { work in
+      if case .cancelled = work { return true }
+      work = .running(task)
+      return false
+    }
+    if cancelledMeanwhile { task.cancel() }
   }
 
   /// Escalates the task running the closure when a caller asking for more joins or is
@@ -103,19 +67,23 @@ public final class AsyncOperation<Value: Sendable>: ConcurrentOperation<Value, a
     to priority: Operation.QueuePriority, whileExecuting: Bool
   ) {
     guard whileExecuting else { return }
-    guard let task = work.withLock({ $0.runningTask }) else { return }
+    let task = work.withLock { work -> Task<Void, Never>? in
+      if case .running(let task) = work { return task }
+      return nil
+    }
+    guard let task else { return }
     if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
       task.escalatePriority(to: TaskPriority(priority))
     }
   }
 
-  /// Cancels the task running the closure; a task waiting since the operation was made ends
-  /// without running it.
+  /// Cancels the task running the closure.
   public override func operationWasCancelled() {
-    let (task, gate) = work.withLock { $0.cancel() }
+    let task = work.withLock { work -> Task<Void, Never>? in
+      defer { work = .cancelled }
+      if case .running(let task) = work { return task }
+      return nil
+    }
     task?.cancel()
-    gate?.discard()
   }
 }
-
-extension AsyncOperation: RunOwner {}

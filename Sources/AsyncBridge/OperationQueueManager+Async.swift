@@ -79,14 +79,6 @@ extension OperationQueueManager {
   /// passing) leaves the run, cancelling it unless `whenAbandoned` asks to keep it; cancelling
   /// the operation cancels the task running `body`.
   ///
-  /// `body` runs in a task of its own, made in the calling task's context: it sees the caller's
-  /// task-local values (a trace identifier, a tracing library's context) and runs at the
-  /// caller's priority, raised to the operation's queue priority when the queue starts it if
-  /// that is higher. That task waits for the queue's slot without holding a thread. It is not
-  /// the calling task: cancelling the caller reaches `body` only through the run's
-  /// cancellation, and a run kept after its caller left (`.finish`, `.linger(_:)`) runs on with
-  /// the caller's values.
-  ///
   /// - Parameters:
   ///   - key: Pass nothing (or nil) for a run of its own.
   ///   - priority: The queue priority this caller asks for; nil uses the task's.
@@ -104,7 +96,7 @@ extension OperationQueueManager {
     _ body: consuming @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
     try await perform(
-      AsyncOperation(inheritingContext: consume body), priority: priority, timeout: timeout,
+      AsyncOperation(consume body), priority: priority, timeout: timeout,
       whenAbandoned: whenAbandoned)
   }
 
@@ -117,11 +109,6 @@ extension OperationQueueManager {
   /// passing) leaves the shared run, cancelling it only when nobody else waits and no caller's
   /// `whenAbandoned` asks to keep it. `forget(key:)` makes the next call with `key` start a
   /// new run.
-  ///
-  /// The run's `body` is the one of the call that started it, and runs with that caller's
-  /// task-local values and priority (raised when a caller asking for more joins); a call that
-  /// joins never runs its `body`, and its task-local values reach nothing. A run without a key
-  /// runs with its own caller's.
   ///
   /// - Parameters:
   ///   - key: A coalescing key; nil runs `body` on its own.
@@ -148,7 +135,7 @@ extension OperationQueueManager {
           consume body)
       } else {
         register(
-          AsyncOperation(inheritingContext: consume body), priority: priority, timeout: timeout,
+          AsyncOperation(consume body), priority: priority, timeout: timeout,
           whenAbandoned: whenAbandoned)
       }
     return try await point.outcome().value(as: Value.self)
@@ -178,8 +165,7 @@ extension OperationQueueManager {
           as: ConcurrentOperation<Value, any Error>.self, waiter: waiter, priority: priority,
           whenAbandoned: policy)
         ?? admit(
-          AsyncOperation(coalescingKey: key, inheritingContext: body), waiter: waiter,
-          priority: priority,
+          AsyncOperation(coalescingKey: key, body), waiter: waiter, priority: priority,
           whenAbandoned: policy)
       return admission.waiterID.map {
         (

@@ -25,6 +25,21 @@ import Testing
     #expect(await becomesIdle(manager))
   }
 
+  /// A trace identifier, as a tracing library keeps one.
+  enum Trace {
+    @TaskLocal static var requestID = "none"
+  }
+
+  /// The closure runs in a task the queue's start makes, outside the caller's: it sees none of
+  /// the caller's task-local values (AsyncBridge's "Whose context the work sees").
+  @Test func aRunClosureSeesNoneOfTheCallersTaskLocalValues() async throws {
+    let manager = OperationQueueManager(name: "run.context")
+    let seen = try await Trace.$requestID.withValue("req-1") {
+      try await manager.run { Trace.requestID }
+    }
+    #expect(seen == "none")
+  }
+
   @Test func cancellingTheAwaitingTaskCancelsTheInnerTask() async throws {
     let manager = OperationQueueManager(name: "run.cancelTask")
     let started = Gate()

@@ -43,11 +43,6 @@ nonisolated enum MainQueueProbe {
     #expect(try await model.squareOnTheQueue(7) == 49)
   }
 
-  @Test func aRunClosureSeesTheMainActorCallersTaskLocalValues() async throws {
-    let model = AvatarsModel(manager: OperationQueueManager(name: "avatars"))
-    #expect(try await model.requestIDSeenByARun(settingIt: "req-7") == "req-7")
-  }
-
   @Test func aCallRegistersOnTheMainActorBeforeItSuspends() async throws {
     guard #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) else {
       return

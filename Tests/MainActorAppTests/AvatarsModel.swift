@@ -15,11 +15,6 @@ nonisolated struct Avatar: Decodable, Sendable, Equatable {
   let url: String
 }
 
-/// A request identifier carried in a task-local value, as a tracing library carries its context.
-nonisolated enum RequestTrace {
-  @TaskLocal static var requestID = "none"
-}
-
 /// The README's operation. `nonisolated`: in a module that is MainActor by default, a subclass
 /// of a nonisolated class would otherwise be main-actor isolated, and its overrides could not
 /// override the nonisolated `main()` and `operationWasCancelled()`.
@@ -105,13 +100,6 @@ final class AvatarsModel {
   /// An `async` closure run on the manager's queue.
   func squareOnTheQueue(_ value: Int) async throws -> Int {
     try await manager.run { value * value }
-  }
-
-  /// The request identifier a `run` closure sees, set by the caller as a tracing library would.
-  func requestIDSeenByARun(settingIt requestID: String) async throws -> String {
-    try await RequestTrace.$requestID.withValue(requestID) {
-      try await manager.run { RequestTrace.requestID }
-    }
   }
 
   /// Shape 2: a completion handler delivered on the main queue touches main-actor state.
